@@ -1,0 +1,1 @@
+//! Static evaluation from the board's incremental pattern state.

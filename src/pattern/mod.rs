@@ -1,0 +1,1 @@
+//! Line encoding, pattern classes and their lookup tables (built once, read-only).

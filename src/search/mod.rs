@@ -1,0 +1,1 @@
+//! Iterative-deepening alpha-beta search, threat solvers, transposition table, time management.
