@@ -1,1 +1,3 @@
 //! Static evaluation from the board's incremental pattern state.
+
+pub mod weights;

@@ -1,0 +1,99 @@
+//! `pbrain-pentad bench board [rule] [rounds]`: make+undo speed on 15x15 middle-game positions.
+//!
+//! Positions: fixed-seed random games of 24..40 stones played among the candidates (no finished games). Each
+//! round plays and undoes every candidate move of every position. Prints pairs/s for the rule (default 0).
+
+use super::{Board, Rule};
+use std::time::Instant;
+
+/// Deterministic xorshift64* generator (no dependency, reproducible positions).
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    /// A generator from a non-zero seed.
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+
+    /// Next pseudo-random value.
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform-ish value below `n` (n > 0).
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Fixed middle-game positions on a 15x15 board under `rule`.
+pub fn positions(rule: Rule, count: usize) -> Vec<Board> {
+    let mut rng = Rng::new(0x0B0A_4D00_2026);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let mut b = Board::new(15, 15, rule).expect("15x15 is supported");
+        let target = 24 + rng.below(17);
+        b.play(b.pos(7, 7).expect("centre"));
+        let mut ok = true;
+        while b.move_count() < target {
+            let cands: Vec<_> = b.candidates().collect();
+            if cands.is_empty() {
+                ok = false;
+                break;
+            }
+            let p = cands[rng.below(cands.len())];
+            b.play(p);
+            if b.winner().is_some() {
+                ok = false;
+                break;
+            }
+        }
+        if ok {
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// Runs the board benchmark.
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    let rule = match args.first() {
+        Some(a) => {
+            let code: i64 = a.parse()?;
+            Rule::from_gomocup(code).ok_or_else(|| anyhow::anyhow!("unknown rule {code}"))?
+        }
+        None => Rule::Freestyle,
+    };
+    let rounds: usize = match args.get(1) {
+        Some(a) => a.parse()?,
+        None => 200,
+    };
+    let mut boards = positions(rule, 32);
+    let moves: Vec<Vec<_>> = boards.iter().map(|b| b.candidates().collect()).collect();
+    let mut pairs = 0u64;
+    let mut check = 0u64;
+    let start = Instant::now();
+    for _ in 0..rounds {
+        for (b, ms) in boards.iter_mut().zip(&moves) {
+            for &m in ms {
+                b.play(m);
+                check = check.wrapping_add(b.hash() ^ b.score_sum(super::Color::Black) as u64);
+                b.undo();
+            }
+            pairs += ms.len() as u64;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "board bench rule {}: {} make+undo pairs in {:.3} s = {:.0} pairs/s (checksum {:016x})",
+        rule.gomocup_code(),
+        pairs,
+        secs,
+        pairs as f64 / secs,
+        check
+    );
+    Ok(())
+}
