@@ -1,11 +1,13 @@
 //! The manager side of the protocol: engine matches with statistics, and human play in the terminal.
 
-/// Runs `pbrain-pentad match …`.
-pub fn run_match(_args: &[String]) -> anyhow::Result<()> {
-    anyhow::bail!("match runner not built yet")
-}
+pub mod client;
+pub mod game;
+pub mod openings;
+pub mod play;
+pub mod players;
+pub mod record;
+pub mod runner;
+pub mod stats;
 
-/// Runs `pbrain-pentad play …`.
-pub fn run_play(_args: &[String]) -> anyhow::Result<()> {
-    anyhow::bail!("play not built yet")
-}
+pub use play::run_play;
+pub use runner::run_match;
