@@ -126,6 +126,16 @@ fn crash_loses() {
         (Some(Color::White), EndReason::Fault(Fault::Crash))
     );
     assert_eq!(r.moves.len(), 2);
+    // Over INFO max_memory after a move (any shell is resident in more than 64 KB) is a loss like a crash.
+    let mut s = settings(Rule::Freestyle, 15);
+    s.max_memory = 64 * 1024;
+    let r = play(&s, &fake("b-mem", BLACK_FIVE), &fake("w-mem", WHITE_ROW8));
+    assert_eq!(r.winner, Some(Color::White));
+    assert!(
+        matches!(r.reason, EndReason::Fault(Fault::Memory(b)) if b > 64 * 1024),
+        "{}",
+        r.describe()
+    );
 }
 
 #[test]

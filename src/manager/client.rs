@@ -25,6 +25,8 @@ pub enum Fault {
     Malformed(String),
     /// The process could not be started, or answered START with something else than OK.
     StartFailed(String),
+    /// The process's resident memory (bytes) went over `INFO max_memory` (GomocupJudge scores it as a crash).
+    Memory(u64),
 }
 
 impl std::fmt::Display for Fault {
@@ -34,6 +36,7 @@ impl std::fmt::Display for Fault {
             Fault::Crash => write!(f, "crash"),
             Fault::Malformed(l) => write!(f, "malformed answer `{l}`"),
             Fault::StartFailed(m) => write!(f, "start failed: {m}"),
+            Fault::Memory(b) => write!(f, "memory limit exceeded ({} MB resident)", b / 1_000_000),
         }
     }
 }
@@ -235,6 +238,16 @@ impl BrainProcess {
             }
             return Err(Fault::StartFailed(format!("answered `{t}` to START")));
         }
+    }
+
+    /// The process's resident memory in bytes (Linux `/proc`; `None` elsewhere or if it cannot be read).
+    /// GomocupJudge measures the memory a brain actually touched after every move; the resident set is the
+    /// closest cheap equivalent.
+    pub fn resident_bytes(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024)
     }
 
     /// Sends `END`, gives the brain a moment to exit, then kills it and reaps it.

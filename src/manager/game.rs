@@ -51,7 +51,7 @@ pub struct GameSettings {
     pub match_ms: u64,
     /// Grace added to every deadline, in ms (Piskvork's default is 1000).
     pub tolerance_ms: u64,
-    /// `INFO max_memory` in bytes (0 = no limit; not enforced).
+    /// `INFO max_memory` in bytes (0 = no limit); a brain resident above it after a move loses.
     pub max_memory: u64,
     /// Draw when this many stones are on the board (0 = only a full board draws).
     pub draw_after: usize,
@@ -249,6 +249,11 @@ impl Player {
                 let deadline = answer_deadline(s, *time_left_ms, start);
                 let mv = proc.recv_move(deadline, on_info)?;
                 let used = start.elapsed().as_millis() as u64;
+                if s.max_memory > 0 {
+                    if let Some(rss) = proc.resident_bytes().filter(|&b| b > s.max_memory) {
+                        return Err(Fault::Memory(rss));
+                    }
+                }
                 if s.match_ms > 0 {
                     *time_left_ms = time_left_ms.saturating_sub(used as i64);
                 }

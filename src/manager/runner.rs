@@ -423,6 +423,7 @@ fn reason_key(r: &EndReason) -> String {
             super::client::Fault::Crash => "crash".into(),
             super::client::Fault::Malformed(_) => "malformed answer".into(),
             super::client::Fault::StartFailed(_) => "start failed".into(),
+            super::client::Fault::Memory(_) => "memory limit".into(),
         },
         EndReason::BoardFull => "board full".into(),
         EndReason::MoveLimit => "move limit".into(),
