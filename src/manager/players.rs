@@ -2,7 +2,8 @@
 //! (one ply: the move with the best static pattern score for attack plus defence, from the board's
 //! `cell_score`, taking a five or blocking the opponent's five first). Both avoid renju-forbidden points.
 
-use crate::board::{Board, Color, Pos, Rule, Threat};
+use crate::board::{Board, Color, Pos, Rule};
+use crate::pattern::Threat;
 
 /// A small deterministic random generator (splitmix64): reproducible games from the match seed.
 #[derive(Clone, Debug)]
