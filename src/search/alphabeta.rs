@@ -1,0 +1,431 @@
+//! The search proper: iterative deepening over a principal-variation, fail-soft negamax with aspiration windows.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::board::{Board, Color, Pos, Rule};
+use crate::eval::evaluate;
+use crate::pattern::Threat;
+
+use super::movepick::{generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
+use super::params::{
+    EVAL_LIMIT, HISTORY_MAX, INF, LMR_MIN_DEPTH, LMR_MIN_MOVES, MAX_PLY, POLL_NODES, WIN,
+};
+use super::tt::{Bound, Tt};
+
+/// Score for the side to move when it makes five with its next stone at `ply` (the five lands on ply + 1).
+#[inline]
+pub fn win_in(ply: usize) -> i32 {
+    WIN - ply as i32
+}
+
+/// Converts a score relative to the root into one relative to the node at `ply` (for the table).
+#[inline]
+fn score_to_tt(s: i32, ply: usize) -> i32 {
+    if s >= WIN - MAX_PLY as i32 {
+        s + ply as i32
+    } else if s <= -(WIN - MAX_PLY as i32) {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+/// Inverse of `score_to_tt`.
+#[inline]
+fn score_from_tt(s: i32, ply: usize) -> i32 {
+    if s >= WIN - MAX_PLY as i32 {
+        s - ply as i32
+    } else if s <= -(WIN - MAX_PLY as i32) {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+/// One root move with its last score.
+#[derive(Clone, Copy, Debug)]
+pub struct RootMove {
+    /// The move.
+    pub pos: Pos,
+    /// Score in the current (or last) iteration; `-INF` if it failed low without a bound.
+    pub score: i32,
+}
+
+/// Per-thread search state. Owns a clone of the root board; everything else is preallocated so nodes allocate
+/// nothing.
+pub struct Worker<'a> {
+    /// The board, played forward and back during the search.
+    pub board: Board,
+    /// Shared transposition table.
+    pub tt: &'a Tt,
+    /// External stop request.
+    pub stop: &'a AtomicBool,
+    /// Hard deadline.
+    pub deadline: Option<Instant>,
+    /// Node limit (`u64::MAX` if none).
+    pub max_nodes: u64,
+    /// Nodes visited.
+    pub nodes: u64,
+    /// Next node count at which the stop flag and clock are polled.
+    next_poll: u64,
+    /// Set once a limit or stop was hit: every node returns at once and the iteration is discarded.
+    pub aborted: bool,
+    /// History counters, `[color][pos]` flattened with `stride`.
+    pub history: Vec<i32>,
+    /// Row length of `history` (largest `Pos` + 1).
+    pub stride: usize,
+    /// Two killer moves per ply.
+    pub killers: Vec<[Option<Pos>; 2]>,
+    /// One reusable move buffer per ply.
+    buffers: Vec<Vec<ScoredMove>>,
+    /// Triangular principal-variation table, `MAX_PLY` entries per ply.
+    pv: Vec<Pos>,
+    /// Length of the principal variation stored at each ply.
+    pv_len: Vec<usize>,
+    /// Whether the rule makes a static open-four win safe (caro's blocked-five rule can turn one).
+    flex4_is_win: bool,
+}
+
+impl<'a> Worker<'a> {
+    /// A worker for `board`, with history and killers handed in (and handed back by the caller afterwards).
+    pub fn new(
+        board: Board,
+        tt: &'a Tt,
+        stop: &'a AtomicBool,
+        history: Vec<i32>,
+        stride: usize,
+    ) -> Worker<'a> {
+        let flex4_is_win = matches!(board.rule(), Rule::Freestyle | Rule::Standard | Rule::Renju);
+        let mut buffers = Vec::with_capacity(MAX_PLY + 1);
+        let cells = board.width() * board.height();
+        for _ in 0..=MAX_PLY {
+            buffers.push(Vec::with_capacity(cells));
+        }
+        Worker {
+            board,
+            tt,
+            stop,
+            deadline: None,
+            max_nodes: u64::MAX,
+            nodes: 0,
+            next_poll: POLL_NODES,
+            aborted: false,
+            history,
+            stride,
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            buffers,
+            pv: vec![0; (MAX_PLY + 1) * (MAX_PLY + 1)],
+            pv_len: vec![0; MAX_PLY + 1],
+            flex4_is_win,
+        }
+    }
+
+    /// Polls the stop flag and the clock.
+    #[cold]
+    fn poll(&mut self) {
+        self.next_poll = self.nodes + POLL_NODES;
+        if self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.aborted = true;
+        }
+    }
+
+    /// Counts a node and checks the limits; true if the search must unwind.
+    #[inline]
+    fn count_node(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes >= self.max_nodes {
+            self.aborted = true;
+        } else if self.nodes >= self.next_poll {
+            self.poll();
+        }
+        self.aborted
+    }
+
+    /// The principal variation found at the root by the last completed search call.
+    pub fn root_pv(&self) -> Vec<Pos> {
+        self.pv[..self.pv_len[0]].to_vec()
+    }
+
+    /// Records `mv` followed by the child's PV as the PV of `ply`.
+    #[inline]
+    fn update_pv(&mut self, ply: usize, mv: Pos) {
+        let (head, tail) = self.pv.split_at_mut((ply + 1) * (MAX_PLY + 1));
+        let row = &mut head[ply * (MAX_PLY + 1)..];
+        row[0] = mv;
+        let child_len = if ply < MAX_PLY {
+            self.pv_len[ply + 1]
+        } else {
+            0
+        };
+        let n = child_len.min(MAX_PLY);
+        row[1..=n].copy_from_slice(&tail[..n]);
+        self.pv_len[ply] = n + 1;
+    }
+
+    /// History slot of `p` for `c`.
+    #[inline]
+    fn hist_index(&self, c: Color, p: Pos) -> usize {
+        c.index() * self.stride + usize::from(p)
+    }
+
+    /// Rewards a move that caused a cutoff and punishes the quiet moves tried before it.
+    fn reward(&mut self, ply: usize, depth: i32, mv: Pos, tried: &[ScoredMove]) {
+        let me = self.board.side_to_move();
+        let k = &mut self.killers[ply];
+        if k[0] != Some(mv) {
+            k[1] = k[0];
+            k[0] = Some(mv);
+        }
+        let bonus = depth * depth;
+        let i = self.hist_index(me, mv);
+        self.history[i] += bonus;
+        for m in tried {
+            if m.pos != mv {
+                let j = self.hist_index(me, m.pos);
+                self.history[j] -= bonus;
+            }
+        }
+        if self.history[i] > HISTORY_MAX {
+            for h in &mut self.history {
+                *h /= 2;
+            }
+        }
+    }
+
+    /// Static results that need no search: `Some(score)` if the position is decided by the threat counts.
+    #[inline]
+    fn static_result(&self, ply: usize) -> Option<i32> {
+        let me = self.board.side_to_move();
+        let op = me.opp();
+        // Our five on the next stone.
+        if self.board.threat_count(me, Threat::Five) > 0 {
+            return Some(win_in(ply + 1));
+        }
+        // Our open four (or double four) when the opponent has neither a five nor a four to answer with: our five
+        // lands two plies later whatever it does.
+        if self.flex4_is_win
+            && self.board.threat_count(me, Threat::Flex4) > 0
+            && self.board.threat_count(op, Threat::Five) == 0
+            && self.board.threat_count(op, Threat::Flex4) == 0
+            && self.board.threat_count(op, Threat::Block4) == 0
+            && self.board.threat_count(op, Threat::Block4Plus) == 0
+            && self.board.threat_count(op, Threat::Block4Flex3) == 0
+        {
+            return Some(win_in(ply + 3));
+        }
+        None
+    }
+
+    /// Fail-soft negamax with principal-variation search. Returns a score for the side to move.
+    pub fn negamax(
+        &mut self,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv_node: bool,
+    ) -> i32 {
+        // 1. Count the node and poll the limits.
+        self.pv_len[ply] = 0;
+        if self.count_node() {
+            return 0;
+        }
+        // 2. Terminal positions: the previous move won, or the board is full.
+        if self.board.winner().is_some() {
+            return -win_in(ply);
+        }
+        if self.board.is_full() {
+            return 0;
+        }
+        // 3. Positions decided by the threat counts.
+        if let Some(s) = self.static_result(ply) {
+            return s;
+        }
+        if ply >= MAX_PLY - 2 {
+            return evaluate(&self.board);
+        }
+        // 4. Mate-distance pruning: no score here can beat a five on the next stone.
+        let best_possible = win_in(ply + 1);
+        if alpha >= best_possible {
+            return alpha;
+        }
+        let me = self.board.side_to_move();
+        let op = me.opp();
+        let forced = self.board.threat_count(op, Threat::Five) > 0;
+        // 5. Horizon: static evaluation, except that forced blocks are searched (they extend the line for free).
+        if depth <= 0 && !forced {
+            return evaluate(&self.board);
+        }
+        // 6. Transposition table.
+        let key = self.board.hash();
+        let entry = self.tt.probe(key);
+        let mut tt_move = None;
+        let mut static_eval = None;
+        if let Some(e) = entry {
+            tt_move = e.mv;
+            static_eval = Some(e.eval);
+            let s = score_from_tt(e.score, ply);
+            if !pv_node && e.depth >= depth {
+                let usable = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if usable {
+                    return s;
+                }
+            }
+        }
+        let static_eval = static_eval.unwrap_or_else(|| evaluate(&self.board));
+        // 7. Generate moves into this ply's buffer.
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
+        let hist_start = me.index() * self.stride;
+        let kind = {
+            let info = OrderInfo {
+                tt_move,
+                killers: self.killers[ply],
+                history: &self.history[hist_start..hist_start + self.stride],
+            };
+            generate(&self.board, &info, &mut moves)
+        };
+        if moves.is_empty() {
+            // Nothing legal that helps (e.g. renju black whose only block is forbidden): lost next move, or a draw
+            // if no cell at all is left to us.
+            self.buffers[ply] = moves;
+            return if forced || kind == GenKind::DefendThree {
+                -win_in(ply + 2)
+            } else {
+                0
+            };
+        }
+        // Forced blocks do not use up depth: the line is narrow and decides races of fours.
+        let new_depth = if kind == GenKind::BlockFive {
+            depth
+        } else {
+            depth - 1
+        };
+        // 8. The move loop.
+        let mut best = -INF;
+        let mut best_move = None;
+        let original_alpha = alpha;
+        let mut i = 0;
+        while i < moves.len() {
+            let mv = pick(&mut moves, i);
+            let quiet = kind == GenKind::All && !makes_four(self.board.threat(mv, me));
+            self.board.play(mv);
+            let score = if i == 0 {
+                -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node)
+            } else {
+                // Late quiet moves are searched shallower first; a surprise is searched again at full depth.
+                let mut r = 0;
+                if quiet && depth >= LMR_MIN_DEPTH && i >= LMR_MIN_MOVES {
+                    r = 1
+                        + i32::from(i >= 3 * LMR_MIN_MOVES)
+                        + i32::from(!pv_node && i >= 8 * LMR_MIN_MOVES);
+                    r = r.min(new_depth - 1).max(0);
+                }
+                let mut s = -self.negamax(new_depth - r, -alpha - 1, -alpha, ply + 1, false);
+                if s > alpha && r > 0 {
+                    s = -self.negamax(new_depth, -alpha - 1, -alpha, ply + 1, false);
+                }
+                if s > alpha && s < beta && pv_node {
+                    s = -self.negamax(new_depth, -beta, -alpha, ply + 1, true);
+                }
+                s
+            };
+            self.board.undo();
+            if self.aborted {
+                self.buffers[ply] = moves;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    alpha = score;
+                    if pv_node {
+                        self.update_pv(ply, mv);
+                    }
+                    if score >= beta {
+                        if quiet {
+                            self.reward(ply, depth, mv, &moves[..i]);
+                        }
+                        break;
+                    }
+                }
+            }
+            i += 1;
+        }
+        self.buffers[ply] = moves;
+        // 9. Store the result.
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let eval_store = static_eval.clamp(-EVAL_LIMIT, EVAL_LIMIT);
+        self.tt.store(
+            key,
+            best_move,
+            score_to_tt(best, ply),
+            eval_store,
+            depth.max(0),
+            bound,
+        );
+        best
+    }
+
+    /// Searches the root moves at `depth` inside (`alpha`, `beta`); updates their scores, counts best-move
+    /// changes, and returns the best score. The first move of `moves` is the previous best.
+    pub fn root(
+        &mut self,
+        moves: &mut [RootMove],
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        changes: &mut u32,
+    ) -> i32 {
+        self.pv_len[0] = 0;
+        let mut best = -INF;
+        for i in 0..moves.len() {
+            let mv = moves[i].pos;
+            self.pv_len[1] = 0;
+            self.board.play(mv);
+            let score = if self.board.winner().is_some() {
+                win_in(1)
+            } else if i == 0 {
+                -self.negamax(depth - 1, -beta, -alpha, 1, true)
+            } else {
+                let mut s = -self.negamax(depth - 1, -alpha - 1, -alpha, 1, false);
+                if s > alpha && s < beta {
+                    s = -self.negamax(depth - 1, -beta, -alpha, 1, true);
+                }
+                s
+            };
+            self.board.undo();
+            if self.aborted {
+                break;
+            }
+            moves[i].score = score;
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(0, mv);
+                    if i > 0 {
+                        *changes += 1;
+                        // Move the new best to the front, keeping the order of the others.
+                        moves[..=i].rotate_right(1);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}

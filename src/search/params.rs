@@ -1,0 +1,49 @@
+//! Every number the search uses, in one place (style.md habit 6).
+//!
+//! Naming: `*_DEPTH`/`*_PLY` are plies, `*_NODES` node counts, `*_BYTES` memory sizes, `*_BONUS`/`*_SCORE`
+//! move-ordering points, everything else is said in its comment.
+
+/// Score of a won position before subtracting the distance: a win in `n` plies scores `WIN - n`.
+pub const WIN: i32 = 30_000;
+/// Deepest ply the search can reach (recursion bound and array sizes); mate scores need `WIN - MAX_PLY` > any eval.
+pub const MAX_PLY: usize = 128;
+/// Largest static evaluation magnitude, kept far below the mate range so an eval is never taken for a win.
+pub const EVAL_LIMIT: i32 = 20_000;
+/// Score bound used as infinity (strictly above every reachable score).
+pub const INF: i32 = WIN + 1;
+/// Deepest iteration when no depth limit is given.
+pub const MAX_DEPTH: i32 = 60;
+
+/// Nodes between two polls of the stop flag and the hard deadline (~1024 as the issue asks).
+pub const POLL_NODES: u64 = 1024;
+
+/// Default transposition-table size when the engine never calls `set_hash_bytes` (128 MiB, issue 3).
+pub const DEFAULT_HASH_BYTES: usize = 128 << 20;
+/// Smallest table we ever build, so a tiny `max_memory` still gives a working (if small) table.
+pub const MIN_HASH_BYTES: usize = 1 << 16;
+
+/// First iteration that uses an aspiration window (shallower ones are cheap and scores jump around).
+pub const ASPIRATION_MIN_DEPTH: i32 = 5;
+/// Half-width of the first aspiration window, in eval units.
+pub const ASPIRATION_DELTA: i32 = 60;
+
+/// Late-move reductions start after this many moves at a node.
+pub const LMR_MIN_MOVES: usize = 3;
+/// Late-move reductions need at least this much remaining depth.
+pub const LMR_MIN_DEPTH: i32 = 3;
+
+/// Move ordering: the hash move comes first.
+pub const ORDER_HASH_MOVE: i32 = 1 << 30;
+/// Move ordering: the first killer move.
+pub const ORDER_KILLER1: i32 = 1 << 24;
+/// Move ordering: the second killer move.
+pub const ORDER_KILLER2: i32 = (1 << 24) - 1;
+/// History bonus scale: depth*depth is added for a cutoff; values above this are halved for all entries.
+pub const HISTORY_MAX: i32 = 1 << 14;
+/// History counters are divided by this before they are added to a move's ordering score.
+pub const HISTORY_DIVISOR: i32 = 16;
+
+/// `pbrain-pentad bench`: default fixed depth.
+pub const BENCH_DEPTH: i32 = 6;
+/// `pbrain-pentad bench`: table size per position (fresh table each time).
+pub const BENCH_HASH_BYTES: usize = 16 << 20;
