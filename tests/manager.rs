@@ -227,6 +227,28 @@ fn renju_foul_by_black_loses() {
         r.describe()
     );
     assert_eq!(r.moves.len(), 13, "the foul stone is recorded");
+    // A double three: open threes x = 7..=9 on row 7 and y = 5..=7 on column 9, both made by the stone at 9,7.
+    let r = play(
+        &settings(Rule::Renju, 15),
+        &fake("b-33", "7,7 8,7 9,5 9,6 9,7"),
+        &fake("w-far3", white),
+    );
+    assert_eq!(
+        (r.winner, r.reason.clone(), r.moves.len()),
+        (Some(Color::White), EndReason::Foul, 9)
+    );
+    // White may make the same shape.
+    let r = play(
+        &settings(Rule::Renju, 15),
+        &fake("b-far", "0,0 2,0 4,0 6,0 8,0 10,0 12,0"),
+        &fake("w-33", "7,7 8,7 9,5 9,6 9,7 10,7 11,7"),
+    );
+    assert_eq!(
+        (r.winner, r.reason.clone()),
+        (Some(Color::White), EndReason::Five),
+        "{}",
+        r.describe()
+    );
     // The same overline wins in freestyle.
     let r = play(
         &settings(Rule::Freestyle, 15),
