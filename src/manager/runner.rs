@@ -559,7 +559,7 @@ pub fn run_match(args: &[String]) -> anyhow::Result<()> {
             }
         };
         let sch = schedule(g, &pairs, openings.len());
-        record_result(&mut state, &cfg, &sch, &res);
+        record_result(&mut state, &sch, &res);
         if let Some(dir) = &cfg.out_dir {
             write_records(dir, g, &cfg, &sch, &res)?;
         }
@@ -630,10 +630,11 @@ fn file_safe(s: &str) -> String {
         .collect()
 }
 
-fn record_result(state: &mut MatchState, cfg: &MatchConfig, sch: &Scheduled, res: &GameResult) {
+fn record_result(state: &mut MatchState, sch: &Scheduled, res: &GameResult) {
     state.finished += 1;
     *state.reasons.entry(reason_key(&res.reason)).or_insert(0) += 1;
-    let (first, _) = (sch.black.min(sch.white), sch.black.max(sch.white));
+    // Pairs are (i, j) with i < j: the tally is from the lower-numbered engine's view.
+    let first = sch.black.min(sch.white);
     // Half points of the black and white engines.
     let (pb, pw): (u8, u8) = match res.winner {
         Some(Color::Black) => (2, 0),
@@ -665,7 +666,6 @@ fn record_result(state: &mut MatchState, cfg: &MatchConfig, sch: &Scheduled, res
             state.half_pairs.insert(sch.block, p_first);
         }
     }
-    let _ = cfg;
 }
 
 fn fmt_elo(v: f64) -> String {
