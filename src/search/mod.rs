@@ -7,6 +7,7 @@
 pub mod alphabeta;
 pub mod movepick;
 pub mod params;
+pub mod threat;
 pub mod time;
 pub mod tt;
 
