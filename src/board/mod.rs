@@ -6,11 +6,16 @@
 //! cell, in any of the four directions, is inside the array: line walks need no bounds checks.
 //!
 //! Incremental state (all restored by `undo` from a stack, never recomputed):
-//! - per cell and direction, a 20-bit line key (see `crate::pattern`), XOR-updated on the 40 cells around a stone;
-//! - per empty cell, the line codes for both colours (one merged table lookup per direction), the combined
-//!   `Threat` per colour, and the `cell_score` per colour; per colour, counts of each threat class and the sum of
-//!   cell scores;
-//! - the candidate area (a stone-neighbourhood count per cell and a bitset), the Zobrist hash, the winner.
+//! - per cell and direction, a line key (see `crate::pattern`) updated by one add on the 40 cells around a
+//!   stone: two 16-bit ternary keys (black's and white's view) for every rule but caro, the 20-bit key for caro;
+//! - per empty cell, the four line codes per colour (a nibble per direction, which is directly the index of the
+//!   threat table) and the combined `Threat` per colour; per colour, counts of each threat class and the sum of
+//!   cell scores (`cell_score` itself is four small lookups on the cached codes);
+//! - the candidate area: per row, a bitmask of cells within range of a stone (OR-ed in on a move; the few rows
+//!   a move touched are saved and restored by undo); the Zobrist hash; the winner.
+//!
+//! A move refreshes only the empty cells on its four lines whose codes changed, and pushes their old 8-byte
+//! cache entries on the undo stack; undo pops them back. Nothing is allocated per move (stacks are reserved).
 //!
 //! Renju: a cell where black has two Flex3 lines (and no other forbidden shape) is a double-three candidate;
 //! whether at least two of those threes are real depends on cells off its lines, so after every move the
@@ -28,8 +33,8 @@ pub use diagram::diagram_marks;
 
 use crate::eval::weights::PATTERN_SCORE;
 use crate::pattern::{
-    class_table, code, combine_threat, rule_table, threat_table, LineRule, Pattern, Threat,
-    NEEDS_CHECK,
+    class_table3, code, combine_threat, rule_table, threat_table, LineRule, Pattern, Threat,
+    NEEDS_CHECK, POW3,
 };
 use std::fmt;
 
@@ -159,7 +164,7 @@ const EMPTY: u8 = 0;
 const WALL: u8 = 3;
 /// Default candidate range (Chebyshev distance to the nearest stone).
 pub const DEFAULT_CANDIDATE_RANGE: usize = 2;
-/// Largest supported candidate range (the padding bounds it).
+/// Largest supported candidate range.
 pub const MAX_CANDIDATE_RANGE: usize = 5;
 
 /// Key slot of the cell at signed offset `k` (±1..=±5) from a line's centre.
@@ -175,15 +180,17 @@ const fn slot_of(k: isize) -> usize {
 /// Cached per-cell state (empty cells; all zero for occupied cells).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct CellCache {
-    /// Byte d = black line code | white line code << 4, for direction d.
-    pats: u32,
-    /// `Threat as u8` per colour.
-    threat: [u8; 2],
+    /// Black's line codes, direction d in bits 4d..4d+4 (= threat-table index).
+    pb: u16,
+    /// White's line codes, same layout.
+    pw: u16,
+    /// Black's `Threat as u8`.
+    tb: u8,
+    /// White's `Threat as u8`.
+    tw: u8,
     /// Bit 0: renju double-three candidate for black.
     flags: u8,
     _pad: u8,
-    /// `cell_score` per colour.
-    score: [i32; 2],
 }
 
 /// A cell's cache as it was before the current ply changed it.
@@ -196,7 +203,7 @@ struct Saved {
 /// Per-ply undo record.
 #[derive(Clone, Copy, Debug)]
 struct Ply {
-    counts: [[u16; Threat::COUNT]; 2],
+    counts: [[u16; 16]; 2],
     sums: [i32; 2],
     saved_start: u32,
     winner: Option<Color>,
@@ -215,12 +222,13 @@ const CODE_SCORE: [i32; 16] = {
     s
 };
 
-/// Packs the four black (or white, pre-shifted) nibbles of `pats` into a 16-bit threat-table index.
+/// Σ of the code scores of four packed nibbles.
 #[inline]
-fn gather(x: u32) -> usize {
-    let x = x & 0x0F0F_0F0F;
-    let y = x | (x >> 4);
-    ((y & 0xFF) | ((y >> 8) & 0xFF00)) as usize
+fn codes_score(p: u16) -> i32 {
+    CODE_SCORE[(p & 0xF) as usize]
+        + CODE_SCORE[((p >> 4) & 0xF) as usize]
+        + CODE_SCORE[((p >> 8) & 0xF) as usize]
+        + CODE_SCORE[(p >> 12) as usize]
 }
 
 /// The game board with incremental pattern state (see the module docs).
@@ -231,21 +239,32 @@ pub struct Board {
     rule: Rule,
     renju: bool,
     offs: [usize; 4],
+    /// Ternary keys (all rules but caro): key = black view | white view << 16.
+    ternary: bool,
+    /// Key change of a stone of colour c at key slot i.
+    delta: [[u32; 10]; 2],
+    /// Ternary class tables, black's and white's (ternary mode).
+    t3: [&'static [u8]; 2],
+    /// Merged 2-bit table (caro).
     table: &'static [u8],
     threat_tabs: [&'static [u8]; 2],
-    renju_class: &'static [u8],
     cells: Vec<u8>,
+    /// x | y << 8 of each padded index (avoids a division per move).
+    coord: Vec<u16>,
     keys: Vec<[u32; 4]>,
     cache: Vec<CellCache>,
-    near: Vec<u8>,
-    cand: Vec<u64>,
+    /// Per board row: bit x set iff (x, y) is within range of a stone (occupied cells included).
+    cand_rows: Vec<u64>,
+    /// Per board row: bit x set iff (x, y) holds a stone.
+    stone_rows: Vec<u64>,
+    /// Renju double-three candidates (bit per padded index).
     dt: Vec<u64>,
-    saved_stamp: Vec<u32>,
-    stamp: u32,
     moves: Vec<Pos>,
     plies: Vec<Ply>,
     saved: Vec<Saved>,
-    counts: [[u16; Threat::COUNT]; 2],
+    /// Candidate rows as they were before each move (2 * range + 1 per move, clipped rows too).
+    cand_saved: Vec<u64>,
+    counts: [[u16; 16]; 2],
     sums: [i32; 2],
     zhash: u64,
     winner: Option<Color>,
@@ -261,20 +280,22 @@ impl Clone for Board {
             rule: self.rule,
             renju: self.renju,
             offs: self.offs,
+            ternary: self.ternary,
+            delta: self.delta,
+            t3: self.t3,
             table: self.table,
             threat_tabs: self.threat_tabs,
-            renju_class: self.renju_class,
             cells: self.cells.clone(),
+            coord: self.coord.clone(),
             keys: self.keys.clone(),
             cache: self.cache.clone(),
-            near: self.near.clone(),
-            cand: self.cand.clone(),
+            cand_rows: self.cand_rows.clone(),
+            stone_rows: self.stone_rows.clone(),
             dt: self.dt.clone(),
-            saved_stamp: self.saved_stamp.clone(),
-            stamp: self.stamp,
             moves: self.moves.clone(),
             plies: self.plies.clone(),
             saved: self.saved.clone(),
+            cand_saved: self.cand_saved.clone(),
             counts: self.counts,
             sums: self.sums,
             zhash: self.zhash,
@@ -301,7 +322,21 @@ impl Board {
         }
         let stride = width + PAD;
         let size = (height + 2 * PAD) * stride + 2 * PAD;
-        let words = size.div_ceil(64);
+        let ternary = !matches!(rule, Rule::Caro | Rule::CaroExact);
+        let mut delta = [[0u32; 10]; 2];
+        for (i, pow) in POW3.iter().enumerate() {
+            delta[0][i] = if ternary {
+                pow | ((2 * pow) << 16)
+            } else {
+                1 << (2 * i)
+            };
+            delta[1][i] = if ternary {
+                (2 * pow) | (pow << 16)
+            } else {
+                2 << (2 * i)
+            };
+        }
+        let (lb, lw) = rule.line_rules();
         let mut b = Board {
             width,
             height,
@@ -309,21 +344,31 @@ impl Board {
             rule,
             renju: rule == Rule::Renju,
             offs: [1, stride, stride + 1, stride - 1],
-            table: &rule_table(rule).entries,
+            ternary,
+            delta,
+            t3: if ternary {
+                [class_table3(lb), class_table3(lw)]
+            } else {
+                [&[], &[]]
+            },
+            table: if ternary {
+                &[]
+            } else {
+                &rule_table(rule).entries
+            },
             threat_tabs: [threat_table(rule == Rule::Renju), threat_table(false)],
-            renju_class: class_table(LineRule::RenjuBlack),
             cells: vec![WALL; size],
+            coord: vec![0; size],
             keys: vec![[0; 4]; size],
             cache: vec![CellCache::default(); size],
-            near: vec![0; size],
-            cand: vec![0; words],
-            dt: vec![0; words],
-            saved_stamp: vec![0; size],
-            stamp: 0,
+            cand_rows: vec![0; height],
+            stone_rows: vec![0; height],
+            dt: vec![0; size.div_ceil(64)],
             moves: Vec::new(),
             plies: Vec::new(),
             saved: Vec::new(),
-            counts: [[0; Threat::COUNT]; 2],
+            cand_saved: Vec::new(),
+            counts: [[0; 16]; 2],
             sums: [0; 2],
             zhash: 0,
             winner: None,
@@ -333,6 +378,7 @@ impl Board {
             for x in 0..width {
                 let p = b.idx(x, y);
                 b.cells[p] = EMPTY;
+                b.coord[p] = (x | y << 8) as u16;
             }
         }
         b.reserve_stacks();
@@ -344,8 +390,12 @@ impl Board {
         let n = self.width * self.height;
         self.moves.reserve(n.saturating_sub(self.moves.len()));
         self.plies.reserve(n.saturating_sub(self.plies.len()));
+        // 41 cells per move at most, plus renju re-judged cells (rarely more than a few).
         let want = n * 48;
         self.saved.reserve(want.saturating_sub(self.saved.len()));
+        let want = n * (2 * MAX_CANDIDATE_RANGE + 1);
+        self.cand_saved
+            .reserve(want.saturating_sub(self.cand_saved.len()));
     }
 
     /// Padded index of board coordinates (must be on the board).
@@ -367,7 +417,7 @@ impl Board {
                 self.keys[p][d] = self.raw_key(p, d);
             }
         }
-        self.counts = [[0; Threat::COUNT]; 2];
+        self.counts = [[0; 16]; 2];
         self.sums = [0; 2];
         self.dt.iter_mut().for_each(|w| *w = 0);
         for &p in &cells {
@@ -378,18 +428,18 @@ impl Board {
             };
             self.cache[p] = c;
             if self.cells[p] == EMPTY {
-                for col in 0..2 {
-                    self.counts[col][c.threat[col] as usize] += 1;
-                    self.sums[col] += c.score[col];
-                }
+                self.counts[0][c.tb as usize] += 1;
+                self.counts[1][c.tw as usize] += 1;
+                self.sums[0] += codes_score(c.pb);
+                self.sums[1] += codes_score(c.pw);
                 if c.flags & 1 != 0 {
                     self.dt[p / 64] |= 1 << (p % 64);
                 }
             }
         }
-        let (near, cand) = self.compute_candidates();
-        self.near = near;
-        self.cand = cand;
+        let (cand, stones) = self.compute_candidates();
+        self.cand_rows = cand;
+        self.stone_rows = stones;
         self.zhash = self.compute_hash();
     }
 
@@ -420,8 +470,8 @@ impl Board {
     /// Board coordinates (x, y) of an on-board cell.
     #[inline]
     pub fn xy(&self, p: Pos) -> (usize, usize) {
-        let p = p as usize;
-        (p % self.stride - PAD, p / self.stride - PAD)
+        let c = self.coord[p as usize] as usize;
+        (c & 0xFF, c >> 8)
     }
 
     /// The stone on an on-board cell.
@@ -518,16 +568,16 @@ impl Board {
     pub fn is_forbidden(&self, p: Pos) -> bool {
         self.renju
             && self.cells[p as usize] == EMPTY
-            && self.cache[p as usize].threat[0] == Threat::Forbidden as u8
+            && self.cache[p as usize].tb == Threat::Forbidden as u8
     }
 
     /// Empty cells within the candidate range of a stone, ascending; no allocation.
     #[inline]
     pub fn candidates(&self) -> Candidates<'_> {
         Candidates {
-            words: &self.cand,
-            index: 0,
-            cur: self.cand.first().copied().unwrap_or(0),
+            board: self,
+            y: 0,
+            cur: self.cand_rows[0] & !self.stone_rows[0],
         }
     }
 
@@ -537,25 +587,37 @@ impl Board {
     }
 
     /// Sets the candidate range (clamped to 1..=5) and rebuilds the candidate area (not for the hot path).
+    /// Undo stays exact across the change: saved rows are kept per move, so the change is applied to them too.
     pub fn set_candidate_range(&mut self, range: usize) {
-        self.range = range.clamp(1, MAX_CANDIDATE_RANGE);
-        let (near, cand) = self.compute_candidates();
-        self.near = near;
-        self.cand = cand;
+        let range = range.clamp(1, MAX_CANDIDATE_RANGE);
+        if range == self.range {
+            return;
+        }
+        // Replay the candidate history under the new range so undo keeps restoring exact rows.
+        self.range = range;
+        self.cand_saved.clear();
+        self.cand_rows.iter_mut().for_each(|r| *r = 0);
+        self.stone_rows.iter_mut().for_each(|r| *r = 0);
+        for i in 0..self.moves.len() {
+            let s = self.moves[i] as usize;
+            self.candidates_add(s);
+        }
     }
 
     /// Line class of direction `dir` (0 horizontal, 1 vertical, 2 diagonal, 3 anti-diagonal) through the empty
     /// cell `p` if `c` plays there (Dead for occupied cells).
     #[inline]
     pub fn pattern(&self, p: Pos, c: Color, dir: usize) -> Pattern {
-        let byte = (self.cache[p as usize].pats >> (8 * dir)) & 0xFF;
-        Pattern::from_code(((byte >> (4 * c.index())) & 0xF) as u8)
+        let cc = &self.cache[p as usize];
+        let codes = if c == Color::Black { cc.pb } else { cc.pw };
+        Pattern::from_code(((codes >> (4 * dir)) & 0xF) as u8)
     }
 
     /// Combined four-direction class of the empty cell `p` for `c` (None for occupied cells).
     #[inline]
     pub fn threat(&self, p: Pos, c: Color) -> Threat {
-        Threat::from_index(self.cache[p as usize].threat[c.index()])
+        let cc = &self.cache[p as usize];
+        Threat::from_index(if c == Color::Black { cc.tb } else { cc.tw })
     }
 
     /// Number of empty cells where `c` has threat class `t` (O(1)).
@@ -564,10 +626,12 @@ impl Board {
         self.counts[c.index()][t as usize] as u32
     }
 
-    /// Σ over the four directions of the per-pattern score (`eval::weights::PATTERN_SCORE`) at empty cell `p`.
+    /// Σ over the four directions of the per-pattern score (`eval::weights::PATTERN_SCORE`) at empty cell `p`
+    /// (0 for occupied cells); O(1) from the cached line codes.
     #[inline]
     pub fn cell_score(&self, p: Pos, c: Color) -> i32 {
-        self.cache[p as usize].score[c.index()]
+        let cc = &self.cache[p as usize];
+        codes_score(if c == Color::Black { cc.pb } else { cc.pw })
     }
 
     /// Σ of `cell_score` over all empty cells (incremental).
@@ -582,26 +646,32 @@ impl Board {
             return;
         };
         let s = s as usize;
-        let ply = self.plies.pop().expect("one undo record per move");
-        let c = self.cells[s] - 1;
+        let Some(ply) = self.plies.pop() else {
+            return;
+        };
+        let c = (self.cells[s] - 1) as usize;
         self.cells[s] = EMPTY;
-        self.zhash ^= zobrist::key(c as usize, s);
-        let bits = c as u32 + 1;
+        self.zhash ^= zobrist::key(c, s);
+        let delta = self.delta[c];
         for d in 0..4 {
             let off = self.offs[d];
             for k in 1..=5usize {
-                self.keys[s - k * off][d] ^= bits << (2 * (k + 4));
-                self.keys[s + k * off][d] ^= bits << (2 * (5 - k));
+                self.keys[s - k * off][d] -= delta[k + 4];
+                self.keys[s + k * off][d] -= delta[5 - k];
             }
         }
         let start = ply.saved_start as usize;
-        for i in start..self.saved.len() {
-            let Saved { pos, cache } = self.saved[i];
-            let pos = pos as usize;
-            self.cache[pos] = cache;
-            if self.renju {
-                self.set_dt(pos, cache.flags & 1 != 0);
+        for e in &self.saved[start..] {
+            let pos = e.pos as usize;
+            if (self.cache[pos].flags | e.cache.flags) != 0 {
+                let bit = 1u64 << (pos % 64);
+                if e.cache.flags != 0 {
+                    self.dt[pos / 64] |= bit;
+                } else {
+                    self.dt[pos / 64] &= !bit;
+                }
             }
+            self.cache[pos] = e.cache;
         }
         self.saved.truncate(start);
         self.counts = ply.counts;
@@ -611,13 +681,9 @@ impl Board {
     }
 
     /// Places a stone of colour `c` on the empty cell `s` with all incremental updates.
+    #[inline]
     fn make(&mut self, s: usize, c: Color) {
         debug_assert_eq!(self.cells[s], EMPTY);
-        if self.stamp == u32::MAX {
-            self.saved_stamp.iter_mut().for_each(|v| *v = 0);
-            self.stamp = 0;
-        }
-        self.stamp += 1;
         self.plies.push(Ply {
             counts: self.counts,
             sums: self.sums,
@@ -628,123 +694,156 @@ impl Board {
         self.zhash ^= zobrist::key(c.index(), s);
 
         // The placed cell leaves the empty-cell aggregates.
-        self.save(s);
         let old = self.cache[s];
-        for col in 0..2 {
-            self.counts[col][old.threat[col] as usize] -= 1;
-            self.sums[col] -= old.score[col];
-        }
+        self.saved.push(Saved {
+            pos: s as u32,
+            cache: old,
+        });
+        self.counts[0][(old.tb & 15) as usize] -= 1;
+        self.counts[1][(old.tw & 15) as usize] -= 1;
+        self.sums[0] -= codes_score(old.pb);
+        self.sums[1] -= codes_score(old.pw);
         self.cache[s] = CellCache::default();
-        if self.renju {
-            self.set_dt(s, false);
+        if old.flags != 0 {
+            self.dt[s / 64] &= !(1 << (s % 64));
         }
         self.cells[s] = c.cell();
 
-        let bits = c.cell() as u32;
-        for d in 0..4 {
-            let off = self.offs[d];
-            for k in 1..=5usize {
-                let p = s - k * off;
-                self.keys[p][d] ^= bits << (2 * (k + 4));
-                if self.cells[p] == EMPTY {
-                    self.refresh(p, d);
-                }
-                let p = s + k * off;
-                self.keys[p][d] ^= bits << (2 * (5 - k));
-                if self.cells[p] == EMPTY {
-                    self.refresh(p, d);
-                }
-            }
+        match (self.ternary, self.rule == Rule::Freestyle) {
+            (true, true) => self.update_lines::<true, false>(s, c.index()),
+            (true, false) => self.update_lines::<true, true>(s, c.index()),
+            _ => self.update_lines::<false, true>(s, c.index()),
         }
         if self.renju {
             self.recheck_double_threes();
         }
-        self.winner = if self.five_made(s, c) { Some(c) } else { None };
+        // The cached Five class covers every real five (it can only over-report a caro overline whose end
+        // lies past the key window), so the exact scan runs only when it may succeed.
+        let t = if c == Color::Black { old.tb } else { old.tw };
+        self.winner = if t == Threat::Five as u8 && self.five_made(s, c) {
+            Some(c)
+        } else {
+            None
+        };
         self.candidates_add(s);
     }
 
-    /// Saves the cache of cell `p` once per ply, before its first change.
-    #[inline]
-    fn save(&mut self, p: usize) {
-        if self.saved_stamp[p] != self.stamp {
-            self.saved_stamp[p] = self.stamp;
-            self.saved.push(Saved {
-                pos: p as u32,
-                cache: self.cache[p],
-            });
-        }
-    }
-
-    #[inline]
-    fn set_dt(&mut self, p: usize, on: bool) {
-        if on {
-            self.dt[p / 64] |= 1 << (p % 64);
-        } else {
-            self.dt[p / 64] &= !(1 << (p % 64));
-        }
-    }
-
-    /// Re-reads direction `d` of the empty cell `p` after its key changed.
-    #[inline]
-    fn refresh(&mut self, p: usize, d: usize) {
-        let e = self.table[self.keys[p][d] as usize] as u32;
-        let shift = 8 * d;
-        let old_pats = self.cache[p].pats;
-        let old = (old_pats >> shift) & 0xFF;
-        if old == e {
-            return;
-        }
-        self.save(p);
-        let pats = (old_pats & !(0xFF << shift)) | (e << shift);
-        let db = CODE_SCORE[(e & 0xF) as usize] - CODE_SCORE[(old & 0xF) as usize];
-        let dw = CODE_SCORE[(e >> 4) as usize] - CODE_SCORE[(old >> 4) as usize];
-        let tb = self.threat_tabs[0][gather(pats)];
-        let tw = self.threat_tabs[1][gather(pats >> 4)];
-        let cc = &mut self.cache[p];
-        cc.pats = pats;
-        cc.score[0] += db;
-        cc.score[1] += dw;
-        let (ob, ow) = (cc.threat[0], cc.threat[1]);
-        let nb = tb & !NEEDS_CHECK;
-        cc.threat = [nb, tw];
-        self.sums[0] += db;
-        self.sums[1] += dw;
-        if ob != nb {
-            self.counts[0][ob as usize] -= 1;
-            self.counts[0][nb as usize] += 1;
-        }
-        if ow != tw {
-            self.counts[1][ow as usize] -= 1;
-            self.counts[1][tw as usize] += 1;
-        }
-        if self.renju {
-            let check = tb & NEEDS_CHECK != 0;
-            self.cache[p].flags = check as u8;
-            self.set_dt(p, check);
+    /// Updates the keys of the 40 cells on the four lines through the new stone at `s` and refreshes the
+    /// empty ones whose codes changed. `TERNARY`: key format. `RING5`: whether cells five away can change
+    /// class (not in freestyle, where a five through a cell lies within ±4 and overlines count).
+    #[inline(always)]
+    fn update_lines<const TERNARY: bool, const RING5: bool>(&mut self, s: usize, c: usize) {
+        let delta = self.delta[c];
+        let [t3b, t3w] = self.t3;
+        let table = self.table;
+        let [ttb, ttw] = self.threat_tabs;
+        let cells = &self.cells[..];
+        let keys = &mut self.keys[..];
+        let cache = &mut self.cache[..];
+        let saved = &mut self.saved;
+        let counts = &mut self.counts;
+        let sums = &mut self.sums;
+        let dt = &mut self.dt[..];
+        let offs = self.offs;
+        for (d, &off) in offs.iter().enumerate() {
+            let sh = 4 * d;
+            for k in 1..=5usize {
+                for (p, dk) in [(s - k * off, delta[k + 4]), (s + k * off, delta[5 - k])] {
+                    let key = keys[p][d] + dk;
+                    keys[p][d] = key;
+                    if cells[p] != EMPTY || (!RING5 && k == 5) {
+                        continue;
+                    }
+                    let (cb, cw) = if TERNARY {
+                        (
+                            t3b[(key & 0xFFFF) as usize] as u16,
+                            t3w[(key >> 16) as usize] as u16,
+                        )
+                    } else {
+                        let e = table[key as usize] as u16;
+                        (e & 0xF, e >> 4)
+                    };
+                    let cc = cache[p];
+                    let ob = (cc.pb >> sh) & 0xF;
+                    let ow = (cc.pw >> sh) & 0xF;
+                    if ob == cb && ow == cw {
+                        continue;
+                    }
+                    saved.push(Saved {
+                        pos: p as u32,
+                        cache: cc,
+                    });
+                    let pb = (cc.pb & !(0xF << sh)) | (cb << sh);
+                    let pw = (cc.pw & !(0xF << sh)) | (cw << sh);
+                    sums[0] += CODE_SCORE[cb as usize] - CODE_SCORE[ob as usize];
+                    sums[1] += CODE_SCORE[cw as usize] - CODE_SCORE[ow as usize];
+                    let tbf = ttb[pb as usize];
+                    let tb = tbf & !NEEDS_CHECK;
+                    let tw = ttw[pw as usize];
+                    counts[0][(cc.tb & 15) as usize] -= 1;
+                    counts[0][(tb & 15) as usize] += 1;
+                    counts[1][(cc.tw & 15) as usize] -= 1;
+                    counts[1][(tw & 15) as usize] += 1;
+                    let flags = tbf >> 7;
+                    if (flags | cc.flags) != 0 {
+                        let bit = 1u64 << (p % 64);
+                        if flags != 0 {
+                            dt[p / 64] |= bit;
+                        } else {
+                            dt[p / 64] &= !bit;
+                        }
+                    }
+                    cache[p] = CellCache {
+                        pb,
+                        pw,
+                        tb,
+                        tw,
+                        flags,
+                        _pad: 0,
+                    };
+                }
+            }
         }
     }
 
     /// Renju: re-judges every black double-three candidate (its status depends on cells off its lines).
     fn recheck_double_threes(&mut self) {
+        let start = self.plies.last().map_or(0, |p| p.saved_start as usize);
         for wi in 0..self.dt.len() {
             let mut w = self.dt[wi];
             while w != 0 {
                 let p = wi * 64 + w.trailing_zeros() as usize;
                 w &= w - 1;
-                let base = self.threat_tabs[0][gather(self.cache[p].pats)] & !NEEDS_CHECK;
+                let base = self.threat_tabs[0][self.cache[p].pb as usize] & !NEEDS_CHECK;
                 let t = if self.forbidden_raw(p) {
                     Threat::Forbidden as u8
                 } else {
                     base
                 };
-                let old = self.cache[p].threat[0];
-                if old != t {
-                    self.save(p);
-                    self.cache[p].threat[0] = t;
-                    self.counts[0][old as usize] -= 1;
+                let cc = self.cache[p];
+                if cc.tb != t {
+                    if !self.saved[start..].iter().any(|e| e.pos as usize == p) {
+                        self.saved.push(Saved {
+                            pos: p as u32,
+                            cache: cc,
+                        });
+                    }
+                    self.cache[p].tb = t;
+                    self.counts[0][cc.tb as usize] -= 1;
                     self.counts[0][t as usize] += 1;
                 }
             }
+        }
+    }
+
+    /// Merged line entry (black code | white code << 4) of a key.
+    #[inline]
+    fn lookup(&self, key: u32) -> u32 {
+        if self.ternary {
+            self.t3[0][(key & 0xFFFF) as usize] as u32
+                | (self.t3[1][(key >> 16) as usize] as u32) << 4
+        } else {
+            self.table[key as usize] as u32
         }
     }
 
@@ -754,8 +853,19 @@ impl Board {
         let off = self.offs[d];
         let mut key = 0u32;
         for k in 1..=5usize {
-            key |= (self.cells[p - k * off] as u32) << (2 * slot_of(-(k as isize)));
-            key |= (self.cells[p + k * off] as u32) << (2 * slot_of(k as isize));
+            for (q, slot) in [
+                (p - k * off, slot_of(-(k as isize))),
+                (p + k * off, slot_of(k as isize)),
+            ] {
+                key += match self.cells[q] {
+                    EMPTY => 0,
+                    1 => self.delta[0][slot],
+                    2 => self.delta[1][slot],
+                    // A wall: an opponent for both views (ternary), code 3 (2-bit).
+                    _ if self.ternary => (2 * POW3[slot]) | (2 * POW3[slot]) << 16,
+                    _ => 3 << (2 * slot),
+                };
+            }
         }
         key
     }
@@ -764,8 +874,9 @@ impl Board {
     /// so it can recurse on hypothetical stones: a three is real only if some point that turns it into a
     /// straight four is itself not forbidden once `p` is played.
     fn forbidden_raw(&mut self, p: usize) -> bool {
-        let keys = [0, 1, 2, 3].map(|d| self.raw_key(p, d));
-        let codes = keys.map(|k| self.renju_class[k as usize]);
+        // Renju keys are ternary: black's view is the low half.
+        let keys = [0, 1, 2, 3].map(|d| self.raw_key(p, d) & 0xFFFF);
+        let codes = keys.map(|k| self.t3[0][k as usize]);
         let (t, check) = combine_threat(codes, true);
         if t == Threat::Forbidden {
             return true;
@@ -785,8 +896,8 @@ impl Board {
                 if self.cells[q] != EMPTY {
                     continue;
                 }
-                let nk = keys[d] | (1 << (2 * slot_of(k)));
-                if self.renju_class[nk as usize] == code::FLEX4 && !self.forbidden_raw(q) {
+                let nk = keys[d] + POW3[slot_of(k)];
+                if self.t3[0][nk as usize] == code::FLEX4 && !self.forbidden_raw(q) {
                     real += 1;
                     break;
                 }
@@ -799,18 +910,17 @@ impl Board {
         real >= 2
     }
 
-    /// From-scratch cache of the empty cell `p`.
+    /// From-scratch cache of the empty cell `p` (threats by `combine_threat`, not the threat tables).
     fn compute_cell(&mut self, p: usize) -> CellCache {
-        let mut pats = 0u32;
-        let mut score = [0i32; 2];
+        let mut pb = 0u16;
+        let mut pw = 0u16;
         for d in 0..4 {
-            let e = self.table[self.raw_key(p, d) as usize] as u32;
-            pats |= e << (8 * d);
-            score[0] += CODE_SCORE[(e & 0xF) as usize];
-            score[1] += CODE_SCORE[(e >> 4) as usize];
+            let e = self.lookup(self.raw_key(p, d)) as u16;
+            pb |= (e & 0xF) << (4 * d);
+            pw |= (e >> 4) << (4 * d);
         }
-        let codes_b = [0, 1, 2, 3].map(|d| ((pats >> (8 * d)) & 0xF) as u8);
-        let codes_w = [0, 1, 2, 3].map(|d| ((pats >> (8 * d + 4)) & 0xF) as u8);
+        let codes_b = [0, 1, 2, 3].map(|d| ((pb >> (4 * d)) & 0xF) as u8);
+        let codes_w = [0, 1, 2, 3].map(|d| ((pw >> (4 * d)) & 0xF) as u8);
         let (tb, check) = combine_threat(codes_b, self.renju);
         let (tw, _) = combine_threat(codes_w, false);
         let tb = if check && self.forbidden_raw(p) {
@@ -819,11 +929,12 @@ impl Board {
             tb
         };
         CellCache {
-            pats,
-            threat: [tb as u8, tw as u8],
+            pb,
+            pw,
+            tb: tb as u8,
+            tw: tw as u8,
             flags: check as u8,
             _pad: 0,
-            score,
         }
     }
 
@@ -867,62 +978,60 @@ impl Board {
         h
     }
 
-    /// From-scratch neighbourhood counts and candidate bitset.
-    fn compute_candidates(&self) -> (Vec<u8>, Vec<u64>) {
-        let mut near = vec![0u8; self.cells.len()];
-        let mut cand = vec![0u64; self.cand.len()];
-        let r = self.range as isize;
-        for p in self.board_cells() {
-            if self.cells[p] == EMPTY {
-                continue;
-            }
-            for dy in -r..=r {
-                for dx in -r..=r {
-                    let q = (p as isize + dy * self.stride as isize + dx) as usize;
-                    near[q] += 1;
+    /// Bits x - range ..= x + range of a row (clipped to the board).
+    #[inline]
+    fn span(&self, x: usize) -> u64 {
+        let r = self.range;
+        let wide = ((1u64 << (2 * r + 1)) - 1) << x >> r;
+        wide & ((1u64 << self.width) - 1)
+    }
+
+    /// From-scratch candidate rows and stone rows.
+    fn compute_candidates(&self) -> (Vec<u64>, Vec<u64>) {
+        let mut cand = vec![0u64; self.height];
+        let mut stones = vec![0u64; self.height];
+        for (y, stone_row) in stones.iter_mut().enumerate() {
+            for x in 0..self.width {
+                if self.cells[self.idx(x, y)] == EMPTY {
+                    continue;
+                }
+                *stone_row |= 1 << x;
+                let lo = y.saturating_sub(self.range);
+                let hi = (y + self.range).min(self.height - 1);
+                for row in &mut cand[lo..=hi] {
+                    *row |= self.span(x);
                 }
             }
         }
-        for p in self.board_cells() {
-            if self.cells[p] == EMPTY && near[p] > 0 {
-                cand[p / 64] |= 1 << (p % 64);
-            }
-        }
-        (near, cand)
+        (cand, stones)
     }
 
+    /// Adds the stone at `s` to the candidate rows, saving the rows it changes.
     #[inline]
     fn candidates_add(&mut self, s: usize) {
-        let r = self.range;
-        let top = s - r * self.stride - r;
-        for dy in 0..=2 * r {
-            let row = top + dy * self.stride;
-            for q in row..=row + 2 * r {
-                self.near[q] += 1;
-                if self.near[q] == 1 && self.cells[q] == EMPTY {
-                    self.cand[q / 64] |= 1 << (q % 64);
-                }
-            }
+        let c = self.coord[s] as usize;
+        let (x, y) = (c & 0xFF, c >> 8);
+        let span = self.span(x);
+        let lo = y.saturating_sub(self.range);
+        let hi = (y + self.range).min(self.height - 1);
+        for row in &mut self.cand_rows[lo..=hi] {
+            self.cand_saved.push(*row);
+            *row |= span;
         }
-        self.cand[s / 64] &= !(1 << (s % 64));
+        self.stone_rows[y] |= 1 << x;
     }
 
+    /// Removes the stone at `s` (the last one added) from the candidate rows.
     #[inline]
     fn candidates_remove(&mut self, s: usize) {
-        let r = self.range;
-        let top = s - r * self.stride - r;
-        for dy in 0..=2 * r {
-            let row = top + dy * self.stride;
-            for q in row..=row + 2 * r {
-                self.near[q] -= 1;
-                if self.near[q] == 0 {
-                    self.cand[q / 64] &= !(1 << (q % 64));
-                }
-            }
+        let c = self.coord[s] as usize;
+        let (x, y) = (c & 0xFF, c >> 8);
+        let lo = y.saturating_sub(self.range);
+        let hi = (y + self.range).min(self.height - 1);
+        for row in self.cand_rows[lo..=hi].iter_mut().rev() {
+            *row = self.cand_saved.pop().unwrap_or(0);
         }
-        if self.near[s] > 0 {
-            self.cand[s / 64] |= 1 << (s % 64);
-        }
+        self.stone_rows[y] &= !(1 << x);
     }
 
     /// Recomputes every incremental quantity from scratch and panics on any mismatch (for tests).
@@ -939,7 +1048,7 @@ impl Board {
             assert!(self.stone(m).is_some(), "move list cell is empty");
         }
         assert_eq!(self.zhash, self.compute_hash(), "hash");
-        let mut counts = [[0u16; Threat::COUNT]; 2];
+        let mut counts = [[0u16; 16]; 2];
         let mut sums = [0i32; 2];
         let mut dt = vec![0u64; self.dt.len()];
         for p in self.board_cells() {
@@ -963,24 +1072,31 @@ impl Board {
                 self.xy(p as Pos),
                 self
             );
-            for col in 0..2 {
-                counts[col][c.threat[col] as usize] += 1;
-                sums[col] += c.score[col];
-            }
+            counts[0][c.tb as usize] += 1;
+            counts[1][c.tw as usize] += 1;
+            sums[0] += codes_score(c.pb);
+            sums[1] += codes_score(c.pw);
             if c.flags & 1 != 0 {
                 dt[p / 64] |= 1 << (p % 64);
             }
         }
         assert_eq!(self.counts, counts, "threat counts");
         assert_eq!(self.sums, sums, "score sums");
-        if self.renju {
-            assert_eq!(self.dt, dt, "renju double-three candidates");
-        }
-        let (near, cand) = self.compute_candidates();
-        for p in self.board_cells() {
-            assert_eq!(self.near[p], near[p], "near count");
-        }
-        assert_eq!(self.cand, cand, "candidate set");
+        assert_eq!(self.dt, dt, "renju double-three candidates");
+        let (cand, stone_rows) = self.compute_candidates();
+        assert_eq!(self.cand_rows, cand, "candidate rows");
+        assert_eq!(self.stone_rows, stone_rows, "stone rows");
+        assert_eq!(
+            self.cand_saved.len(),
+            self.moves
+                .iter()
+                .map(|&m| {
+                    let y = self.xy(m).1;
+                    (y + self.range).min(self.height - 1) + 1 - y.saturating_sub(self.range)
+                })
+                .sum::<usize>(),
+            "saved candidate rows"
+        );
         let w = self.last_move().and_then(|m| {
             let c = self.stone(m).expect("last move is a stone");
             self.five_made(m as usize, c).then_some(c)
@@ -991,8 +1107,8 @@ impl Board {
 
 /// Iterator over the candidate area (ascending `Pos`).
 pub struct Candidates<'a> {
-    words: &'a [u64],
-    index: usize,
+    board: &'a Board,
+    y: usize,
     cur: u64,
 }
 
@@ -1002,14 +1118,14 @@ impl Iterator for Candidates<'_> {
     #[inline]
     fn next(&mut self) -> Option<Pos> {
         while self.cur == 0 {
-            self.index += 1;
-            if self.index >= self.words.len() {
+            self.y += 1;
+            if self.y >= self.board.height {
                 return None;
             }
-            self.cur = self.words[self.index];
+            self.cur = self.board.cand_rows[self.y] & !self.board.stone_rows[self.y];
         }
-        let bit = self.cur.trailing_zeros() as usize;
+        let x = self.cur.trailing_zeros() as usize;
         self.cur &= self.cur - 1;
-        Some((self.index * 64 + bit) as Pos)
+        Some(self.board.idx(x, self.y) as Pos)
     }
 }

@@ -3,7 +3,9 @@
 
 use super::bench::Rng;
 use super::*;
-use crate::pattern::{brute_class, class_table, KEY_COUNT};
+use crate::pattern::{
+    brute_class, class_table, class_table3, decode3, decode_key, KEY3_COUNT, KEY_COUNT,
+};
 
 /// Board from a diagram plus the position of each mark letter.
 /// Diagrams of fewer than five rows get empty rows appended (boards are at least 5x5).
@@ -509,15 +511,30 @@ fn random_playouts_large_and_rect() {
     }
 }
 
-/// Every key of every line rule: the table equals the straightforward recursive scanner.
+/// Every key of every table a rule uses (ternary for all but caro, 2-bit for caro): the table equals the
+/// straightforward recursive scanner.
 #[test]
 fn tables_match_brute_force() {
-    for rule in LineRule::ALL {
+    for rule in [LineRule::Freestyle, LineRule::Exact, LineRule::RenjuBlack] {
+        let t = class_table3(rule);
+        for key in 0..KEY3_COUNT as u32 {
+            let mut cells = decode3(key);
+            assert_eq!(
+                t[key as usize],
+                brute_class(&mut cells, rule),
+                "{rule:?} key {key}"
+            );
+        }
+    }
+    for rule in [LineRule::Caro, LineRule::CaroExact] {
         let t = class_table(rule);
         for key in 0..KEY_COUNT as u32 {
-            let mut cells = crate::pattern::decode_key(key);
-            let want = brute_class(&mut cells, rule);
-            assert_eq!(t[key as usize], want, "{rule:?} key {key:05x}");
+            let mut cells = decode_key(key);
+            assert_eq!(
+                t[key as usize],
+                brute_class(&mut cells, rule),
+                "{rule:?} key {key:05x}"
+            );
         }
     }
 }

@@ -5,6 +5,8 @@
 //! two bits each into a 20-bit key (offset -5 in bits 0..2, …, offset -1 in bits 8..10, +1 in bits 10..12, …,
 //! +5 in bits 18..20). Cell codes: 0 empty, 1 black, 2 white, 3 wall (off the board). Radius 5 is exact for every
 //! rule: a five through `p` lies within ±4, and the exact-five and caro checks look one cell past its ends.
+//! Every rule but caro reads a wall like an opponent stone, so those rules use ternary keys instead (per colour:
+//! 0 empty, 1 own, 2 opponent or wall; slot i weighs 3^i): 59049-entry tables that stay in cache.
 //!
 //! # Pattern classes (one direction, colour `c` to play at `p`, `X` = c, `O` = opponent or wall, `.` = empty)
 //! Only fives that contain `p` count, so a class says what playing `p` achieves on that line.
@@ -26,7 +28,10 @@ mod table;
 mod threat;
 
 pub use line::{brute_class, decode as decode_key, LineRule};
-pub use table::{class_table, rule_table, swap_colors, RuleTable, KEY_COUNT};
+pub use table::{
+    class_table, class_table3, decode3, rule_table, swap_colors, RuleTable, KEY3_COUNT, KEY_COUNT,
+    POW3,
+};
 pub use threat::{combine_threat, threat_table, Threat, NEEDS_CHECK};
 
 /// Line class of one direction through an empty cell for one colour (ascending strength).

@@ -19,12 +19,39 @@ const fn key_slot(i: usize) -> usize {
     }
 }
 
+/// Number of ternary line keys (10 cells, 3 states: empty 0, own 1, blocked 2).
+pub const KEY3_COUNT: usize = 59049;
+
+/// Powers of three: weight of key slot i in a ternary key.
+pub const POW3: [u32; 10] = [1, 3, 9, 27, 81, 243, 729, 2187, 6561, 19683];
+
+/// Decodes a ternary key (own 1, opponent-or-wall 2) into an 11-cell line with the centre set to own.
+pub fn decode3(key: u32) -> [u8; 11] {
+    let mut cells = [0u8; 11];
+    let mut k = key;
+    for slot in [0usize, 1, 2, 3, 4, 6, 7, 8, 9, 10] {
+        cells[slot] = (k % 3) as u8;
+        k /= 3;
+    }
+    cells[5] = super::line::OWN;
+    cells
+}
+
 /// Builds the class table of one line rule by dynamic programming: a key's follow-ups (one more own stone)
 /// have larger keys, so walking keys downwards finds them already classified. Same result as `brute_class`.
-fn build_class_table(rule: LineRule) -> Box<[u8]> {
-    let mut t = vec![0u8; KEY_COUNT].into_boxed_slice();
-    for key in (0..KEY_COUNT as u32).rev() {
-        let cells = decode(key);
+/// `ternary`: keys in base 3 (walls read as opponent stones: exact for every rule but caro), else 2-bit cells.
+fn build_class_table(rule: LineRule, ternary: bool) -> Box<[u8]> {
+    let count = if ternary { KEY3_COUNT } else { KEY_COUNT };
+    let own_delta = |i: usize| -> u32 {
+        if ternary {
+            POW3[key_slot(i)]
+        } else {
+            1 << (2 * key_slot(i))
+        }
+    };
+    let mut t = vec![0u8; count].into_boxed_slice();
+    for key in (0..count as u32).rev() {
+        let cells = if ternary { decode3(key) } else { decode(key) };
         match five_test(&cells, rule) {
             FiveTest::Five => {
                 t[key as usize] = code::FIVE;
@@ -40,7 +67,7 @@ fn build_class_table(rule: LineRule) -> Box<[u8]> {
         let mut best = 0u8;
         for i in 1..10 {
             if i != 5 && cells[i] == EMPTY {
-                let sub = t[(key | (1 << (2 * key_slot(i)))) as usize];
+                let sub = t[(key + own_delta(i)) as usize];
                 if sub == code::FIVE {
                     w |= 1 << i;
                 } else {
@@ -64,14 +91,28 @@ fn build_class_table(rule: LineRule) -> Box<[u8]> {
 }
 
 static CLASS_TABLES: [LazyLock<Box<[u8]>>; 5] = [
-    LazyLock::new(|| build_class_table(LineRule::Freestyle)),
-    LazyLock::new(|| build_class_table(LineRule::Exact)),
-    LazyLock::new(|| build_class_table(LineRule::RenjuBlack)),
-    LazyLock::new(|| build_class_table(LineRule::Caro)),
-    LazyLock::new(|| build_class_table(LineRule::CaroExact)),
+    LazyLock::new(|| build_class_table(LineRule::Freestyle, false)),
+    LazyLock::new(|| build_class_table(LineRule::Exact, false)),
+    LazyLock::new(|| build_class_table(LineRule::RenjuBlack, false)),
+    LazyLock::new(|| build_class_table(LineRule::Caro, false)),
+    LazyLock::new(|| build_class_table(LineRule::CaroExact, false)),
 ];
 
-/// The class table of a line rule, indexed by a key in which own stones are code 1.
+static CLASS_TABLES3: [LazyLock<Box<[u8]>>; 5] = [
+    LazyLock::new(|| build_class_table(LineRule::Freestyle, true)),
+    LazyLock::new(|| build_class_table(LineRule::Exact, true)),
+    LazyLock::new(|| build_class_table(LineRule::RenjuBlack, true)),
+    LazyLock::new(|| build_class_table(LineRule::Caro, true)),
+    LazyLock::new(|| build_class_table(LineRule::CaroExact, true)),
+];
+
+/// The ternary class table of a line rule (59049 entries, fits in L2), indexed by a base-3 key with own
+/// stones 1 and opponent stones or walls 2. Not valid for caro, where a wall is no block.
+pub fn class_table3(rule: LineRule) -> &'static [u8] {
+    &CLASS_TABLES3[rule.index()]
+}
+
+/// The 2-bit class table of a line rule (2^20 entries), indexed by a key in which own stones are code 1.
 pub fn class_table(rule: LineRule) -> &'static [u8] {
     &CLASS_TABLES[rule.index()]
 }
