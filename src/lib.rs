@@ -6,6 +6,7 @@ pub mod bench;
 pub mod board;
 pub mod engine;
 pub mod eval;
+pub mod fuzz;
 pub mod manager;
 pub mod pattern;
 pub mod protocol;
