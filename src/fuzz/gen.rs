@@ -549,7 +549,7 @@ impl Generator {
             };
             let mut s = String::new();
             if self.chance(30) {
-                s.push_str(*self.pick::<&str>(&[" ", "\t", "  "]));
+                s.push_str(self.pick::<&str>(&[" ", "\t", "  "]));
             }
             let (word, rest) = match text.split_once(' ') {
                 Some((w, r)) => (w, Some(r)),
@@ -568,7 +568,7 @@ impl Generator {
                 s.push_str(word);
             }
             if let Some(rest) = rest {
-                s.push_str(*self.pick::<&str>(&[" ", "  ", "\t", " \t "]));
+                s.push_str(self.pick::<&str>(&[" ", "  ", "\t", " \t "]));
                 let folder = word.eq_ignore_ascii_case("INFO") && rest.starts_with("folder");
                 if !folder && self.chance(50) {
                     let sep = *self.pick(&[" ,", ", ", " , ", "\t,"]);
@@ -578,7 +578,7 @@ impl Generator {
                 }
             }
             if self.chance(30) {
-                s.push_str(*self.pick::<&str>(&[" ", "\t"]));
+                s.push_str(self.pick::<&str>(&[" ", "\t"]));
             }
             if self.chance(40) {
                 s.push('\r');

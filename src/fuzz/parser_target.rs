@@ -38,10 +38,10 @@ pub fn check_bounds(cmds: &[Command]) -> Result<(), String> {
     }
     for c in cmds {
         match c {
-            Command::Invalid(m) | Command::Unknown(m) | Command::BadInfo(m) => {
-                if m.len() > MAX_MESSAGE_BYTES {
-                    return Err(format!("message of {} bytes", m.len()));
-                }
+            Command::Invalid(m) | Command::Unknown(m) | Command::BadInfo(m)
+                if m.len() > MAX_MESSAGE_BYTES =>
+            {
+                return Err(format!("message of {} bytes", m.len()));
             }
             Command::Board(v) | Command::YxBoard(v) if v.len() > MAX_BLOCK_LINES => {
                 return Err(format!("block of {} stones", v.len()));
