@@ -27,8 +27,63 @@ pub struct BenchPosition {
     pub moves: &'static str,
 }
 
-/// The fixed benchmark set: every rule, 15×15 and 20×20, openings and middle games.
+/// The fixed benchmark set: every rule, 15×15 and 20×20, mostly middle games (played out by an early build of
+/// the engine from the shared opening suites), plus two openings.
 pub const POSITIONS: &[BenchPosition] = &[
+    BenchPosition {
+        rule: Rule::Freestyle,
+        width: 15,
+        height: 15,
+        moves: "h8i9j10i8k9h9i7g9f9i11f8g10f11f10",
+    },
+    BenchPosition {
+        rule: Rule::Freestyle,
+        width: 15,
+        height: 15,
+        moves: "g4b8f4f6e7g5a3e4e5d6e6e8d7f5g6f7",
+    },
+    BenchPosition {
+        rule: Rule::Freestyle,
+        width: 15,
+        height: 15,
+        moves: "o11m12n13m15m14o15j14k15l13j11k13m13j12m11i12k11i11h10",
+    },
+    BenchPosition {
+        rule: Rule::Standard,
+        width: 15,
+        height: 15,
+        moves: "l7l12h10j7g6l11l9k12l6l8i10j13i14l13l14k13",
+    },
+    BenchPosition {
+        rule: Rule::Standard,
+        width: 15,
+        height: 15,
+        moves: "e8f8e12d9d8e9f9g7d10e7d7g10d6h10g9i10j10h11e6c6c8b9b8a8",
+    },
+    BenchPosition {
+        rule: Rule::Renju,
+        width: 15,
+        height: 15,
+        moves: "d6g8g4i4h9f8h8f9h7h6g7f6f7e7g5g6",
+    },
+    BenchPosition {
+        rule: Rule::Renju,
+        width: 15,
+        height: 15,
+        moves: "j6j2f2h7e2i5c2d2c4f5c5c3h5i6d4e3d3b5i4i7g6f7",
+    },
+    BenchPosition {
+        rule: Rule::Caro,
+        width: 15,
+        height: 15,
+        moves: "h8h9i9g7j10g10j11i8k11l12j7g11l10g9g8j12",
+    },
+    BenchPosition {
+        rule: Rule::CaroExact,
+        width: 15,
+        height: 15,
+        moves: "h8i8g9g6h7h6i6i7g5j4h10h9g10g8i10j10g11i5g7i11",
+    },
     BenchPosition {
         rule: Rule::Freestyle,
         width: 15,
@@ -36,82 +91,40 @@ pub const POSITIONS: &[BenchPosition] = &[
         moves: "h8i9j10",
     },
     BenchPosition {
-        rule: Rule::Freestyle,
-        width: 15,
-        height: 15,
-        moves: "g4b8f4f6e7g5a3",
-    },
-    BenchPosition {
-        rule: Rule::Freestyle,
-        width: 15,
-        height: 15,
-        moves: "o11m12n13m15m14o15j14",
-    },
-    BenchPosition {
-        rule: Rule::Standard,
-        width: 15,
-        height: 15,
-        moves: "l7l12h10j7g6",
-    },
-    BenchPosition {
-        rule: Rule::Standard,
-        width: 15,
-        height: 15,
-        moves: "e8f8e12d9d8",
-    },
-    BenchPosition {
         rule: Rule::Renju,
         width: 15,
         height: 15,
-        moves: "d6g8g4i4h9f8",
-    },
-    BenchPosition {
-        rule: Rule::Renju,
-        width: 15,
-        height: 15,
-        moves: "j6j2f2h7e2i5c2",
-    },
-    BenchPosition {
-        rule: Rule::Caro,
-        width: 15,
-        height: 15,
-        moves: "h8h9i9g7j10",
-    },
-    BenchPosition {
-        rule: Rule::CaroExact,
-        width: 15,
-        height: 15,
-        moves: "h8i8g9",
+        moves: "h8",
     },
     BenchPosition {
         rule: Rule::Freestyle,
         width: 20,
         height: 20,
-        moves: "h10i10m4h5h9",
+        moves: "h10i10m4h5h9h11j9i9i8j7h8h7g8f8k8j8",
     },
     BenchPosition {
         rule: Rule::Freestyle,
         width: 20,
         height: 20,
-        moves: "j8l6o5k10",
+        moves: "j8l6o5k10o6o4p6n5q6n6n4q7r6s6m6o7m5m3p7p8p5",
     },
     BenchPosition {
         rule: Rule::Standard,
         width: 20,
         height: 20,
-        moves: "k10l11j11k12",
+        moves: "k10l11j11k12m10i12l10j10l9h12j12i11g13i13i14g11j14k14",
     },
     BenchPosition {
         rule: Rule::Renju,
         width: 20,
         height: 20,
-        moves: "k10k11l10m12",
+        moves: "k10k11l10m12j11j10l9m8i9l12l7l8k9m9k8",
     },
     BenchPosition {
         rule: Rule::Caro,
         width: 20,
         height: 20,
-        moves: "k10j11l12",
+        moves: "k10j11l12j10k13j9j12k12l13i11m13n13l10",
     },
 ];
 
