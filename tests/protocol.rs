@@ -351,30 +351,37 @@ impl Run {
                 self.last_was_send = false;
                 let limit = limit.unwrap_or(EXIT_WAIT);
                 let deadline = self.clock + limit;
-                let wait = deadline.saturating_duration_since(Instant::now());
-                return match self.rx.recv_timeout(wait) {
-                    Ok(Out::Line(l, _)) => {
-                        self.log.push(format!("< {}", l.trim_end()));
-                        Err(format!("output after END/EOF: {:?}", l.trim_end()))
-                    }
-                    Ok(Out::Eof(at)) => {
-                        self.exited = true;
-                        let took = at.duration_since(self.clock);
-                        self.log.push(format!("<exit    [{} ms]", took.as_millis()));
-                        if took > limit {
-                            return Err(format!(
-                                "exit took {} ms > {} ms",
-                                took.as_millis(),
-                                limit.as_millis()
-                            ));
+                loop {
+                    let wait = deadline.saturating_duration_since(Instant::now());
+                    return match self.rx.recv_timeout(wait) {
+                        // Written before END/EOF was sent (a fast search): not "after END".
+                        Ok(Out::Line(l, at)) if at < self.clock => {
+                            self.log.push(format!("< {}    [before]", l.trim_end()));
+                            continue;
                         }
-                        self.wait_exit(deadline)
-                    }
-                    Err(_) => Err(format!(
-                        "brain did not exit within {} ms",
-                        limit.as_millis()
-                    )),
-                };
+                        Ok(Out::Line(l, _)) => {
+                            self.log.push(format!("< {}", l.trim_end()));
+                            Err(format!("output after END/EOF: {:?}", l.trim_end()))
+                        }
+                        Ok(Out::Eof(at)) => {
+                            self.exited = true;
+                            let took = at.duration_since(self.clock);
+                            self.log.push(format!("<exit    [{} ms]", took.as_millis()));
+                            if took > limit {
+                                return Err(format!(
+                                    "exit took {} ms > {} ms",
+                                    took.as_millis(),
+                                    limit.as_millis()
+                                ));
+                            }
+                            self.wait_exit(deadline)
+                        }
+                        Err(_) => Err(format!(
+                            "brain did not exit within {} ms",
+                            limit.as_millis()
+                        )),
+                    };
+                }
             }
             _ => {}
         }
