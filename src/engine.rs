@@ -14,13 +14,9 @@ use std::time::{Duration, Instant};
 use crate::board::{Board, Color, Pos, Rule};
 use crate::protocol::command::{BoardStone, Field};
 use crate::protocol::output::Output;
+use crate::search::params::DEFAULT_HASH_BYTES;
 use crate::search::time::{self, Clock, Plan, Progress};
-// TEMPORARY: `fallback` stands in for crate::search until the Searcher lands on main; then this
-// line becomes `use crate::search::{…}` with the same names and the module below is deleted.
-use fallback::{score_is_loss, score_is_win, Control, IterationInfo, Limits, Searcher};
-
-/// Hash table size when the manager gives no memory limit (the search issue's default).
-pub const DEFAULT_HASH_BYTES: usize = 128 << 20;
+use crate::search::{score_is_loss, score_is_win, Control, IterationInfo, Limits, Searcher};
 
 /// `INFO max_memory` below this cannot be honoured (code, stacks and the board alone need a few
 /// MB); the brain still plays, with the smallest table, and reports the problem.
@@ -632,126 +628,5 @@ fn search_once(
         depth: r.depth,
         nodes: r.nodes,
         started: job.started,
-    }
-}
-
-/// TEMPORARY stand-in for `crate::search` (same API as API.md) until the real Searcher lands on
-/// main: one ply, a five first, then a block of the opponent's five, else the best sum of both
-/// sides' `cell_score`. Not a search; delete this module when `crate::search::Searcher` exists.
-#[allow(dead_code)] // Temporary: some fields only mirror the real API.
-mod fallback {
-    use std::sync::atomic::AtomicBool;
-    use std::time::{Duration, Instant};
-
-    use crate::board::{Board, Color, Pos};
-    use crate::pattern::Threat;
-
-    /// Same fields as `crate::search::Limits`.
-    #[derive(Default)]
-    pub struct Limits {
-        pub max_depth: Option<i32>,
-        pub max_nodes: Option<u64>,
-        pub hard_deadline: Option<Instant>,
-        pub exclude: Vec<Pos>,
-    }
-
-    /// Same fields as `crate::search::IterationInfo`.
-    pub struct IterationInfo {
-        pub depth: i32,
-        pub score: i32,
-        pub best: Pos,
-        pub nodes: u64,
-        pub elapsed: Duration,
-        pub pv: Vec<Pos>,
-    }
-
-    /// Same as `crate::search::Control`.
-    pub enum Control {
-        Continue,
-        Stop,
-    }
-
-    /// Same fields as `crate::search::SearchResult`.
-    pub struct SearchResult {
-        pub best: Option<Pos>,
-        pub score: i32,
-        pub depth: i32,
-        pub nodes: u64,
-    }
-
-    /// One-ply move picker.
-    pub struct Searcher;
-
-    impl Searcher {
-        pub fn new() -> Searcher {
-            Searcher
-        }
-        pub fn set_hash_bytes(&mut self, _bytes: usize) {}
-        pub fn set_threads(&mut self, _n: usize) {}
-        pub fn new_game(&mut self) {}
-        pub fn search(
-            &mut self,
-            board: &Board,
-            limits: &Limits,
-            _stop: &AtomicBool,
-            on_iter: &mut dyn FnMut(&IterationInfo) -> Control,
-        ) -> SearchResult {
-            let t = Instant::now();
-            let me = board.side_to_move();
-            let centre = board.pos(board.width() as i64 / 2, board.height() as i64 / 2);
-            let mut cands: Vec<Pos> = board.candidates().collect();
-            if cands.is_empty() {
-                cands.extend(centre.filter(|&p| board.is_empty(p)));
-            }
-            if cands.is_empty() {
-                for y in 0..board.height() as i64 {
-                    for x in 0..board.width() as i64 {
-                        cands.extend(board.pos(x, y).filter(|&p| board.is_empty(p)));
-                    }
-                }
-            }
-            let mut best: Option<(i32, Pos)> = None;
-            for p in cands {
-                if limits.exclude.contains(&p) || (me == Color::Black && board.is_forbidden(p)) {
-                    continue;
-                }
-                let s = if board.threat(p, me) == Threat::Five {
-                    i32::MAX
-                } else if board.threat(p, me.opp()) == Threat::Five {
-                    i32::MAX - 1
-                } else {
-                    board
-                        .cell_score(p, me)
-                        .saturating_add(board.cell_score(p, me.opp()))
-                };
-                if best.is_none_or(|(bs, _)| s > bs) {
-                    best = Some((s, p));
-                }
-            }
-            if let Some((_, p)) = best {
-                let _ = on_iter(&IterationInfo {
-                    depth: 1,
-                    score: 0,
-                    best: p,
-                    nodes: 1,
-                    elapsed: t.elapsed(),
-                    pv: vec![p],
-                });
-            }
-            SearchResult {
-                best: best.map(|(_, p)| p),
-                score: 0,
-                depth: 1,
-                nodes: 1,
-            }
-        }
-    }
-
-    pub fn score_is_win(_s: i32) -> bool {
-        false
-    }
-
-    pub fn score_is_loss(_s: i32) -> bool {
-        false
     }
 }
