@@ -8,6 +8,12 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+/// Marks a failure that is only a missed time bound.
+const TOO_SLOW: &str = "[too slow]";
+/// Runs of a transcript that may miss only a time bound before it fails: the shared CI machine can be
+/// busy with other builds for a moment, but a brain that is really too slow misses every time.
+const TIMING_ATTEMPTS: usize = 3;
+
 /// How long an answer without `@N` may take.
 const DEFAULT_WAIT: Duration = Duration::from_secs(10);
 /// How long the brain may take to exit at the end of a transcript (after stdin is closed).
@@ -314,7 +320,7 @@ impl Run {
                     }
                     if took > limit {
                         return Err(format!(
-                            "answer took {} ms > {} ms",
+                            "{TOO_SLOW} answer took {} ms > {} ms",
                             took.as_millis(),
                             limit.as_millis()
                         ));
@@ -326,7 +332,10 @@ impl Run {
                     return Ok(None);
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err(format!("no answer within {} ms", limit.as_millis()))
+                    return Err(format!(
+                        "{TOO_SLOW} no answer within {} ms",
+                        limit.as_millis()
+                    ))
                 }
                 Err(RecvTimeoutError::Disconnected) => return Ok(None),
             }
@@ -369,7 +378,7 @@ impl Run {
                             self.log.push(format!("<exit    [{} ms]", took.as_millis()));
                             if took > limit {
                                 return Err(format!(
-                                    "exit took {} ms > {} ms",
+                                    "{TOO_SLOW} exit took {} ms > {} ms",
                                     took.as_millis(),
                                     limit.as_millis()
                                 ));
@@ -377,7 +386,7 @@ impl Run {
                             self.wait_exit(deadline)
                         }
                         Err(_) => Err(format!(
-                            "brain did not exit within {} ms",
+                            "{TOO_SLOW} brain did not exit within {} ms",
                             limit.as_millis()
                         )),
                     };
@@ -558,7 +567,20 @@ fn transcripts_pass() {
             .to_string_lossy()
             .to_string();
         let t = Instant::now();
-        match run_file(f) {
+        let mut result = run_file(f);
+        for attempt in 2..=TIMING_ATTEMPTS {
+            match &result {
+                Err(e) if e.contains(TOO_SLOW) => {
+                    eprintln!(
+                        "slow {name}, attempt {attempt}: {}",
+                        e.lines().next().unwrap_or("")
+                    );
+                    result = run_file(f);
+                }
+                _ => break,
+            }
+        }
+        match result {
             Ok(()) => eprintln!("ok   {name} ({} ms)", t.elapsed().as_millis()),
             Err(e) => {
                 eprintln!("FAIL {name}: {e}");
