@@ -751,3 +751,29 @@ fn play_session_with_undo_save_and_load() {
     assert_eq!(saved.moves.len(), 2);
     assert_eq!(saved.moves[0], (7, 7));
 }
+
+#[test]
+fn match_stops_when_an_engine_never_starts() {
+    let out = Command::new(bin())
+        .args([
+            "match",
+            "--tc",
+            "100",
+            "--games",
+            "40",
+            "--no-records",
+            "--quiet",
+            "greedy",
+            "/bin/false",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("engine `false` fails to start"), "{stderr}");
+    let out = Command::new(bin())
+        .args(["match", "greedy", "./no-such-pbrain"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("engine `./no-such-pbrain` not found"));
+}

@@ -87,6 +87,8 @@ pub struct GameResult {
     pub moves: Vec<RecMove>,
     /// How many of `moves` were the opening.
     pub opening_len: usize,
+    /// Whether each player (black, white) started; false = failed to start (only the first failure is scored).
+    pub started: [bool; 2],
 }
 
 fn colour_name(c: Color) -> &'static str {
@@ -167,11 +169,14 @@ impl Player {
             EngineKind::Greedy => Ok(Player::Greedy(Rng::new(seed))),
             EngineKind::Command(argv) => {
                 let mut proc = BrainProcess::spawn(argv, log.map(|p| p.as_path()))?;
-                if s.width == s.height {
-                    proc.send(&format!("START {}", s.width))?;
+                let start = if s.width == s.height {
+                    format!("START {}", s.width)
                 } else {
-                    proc.send(&format!("RECTSTART {},{}", s.width, s.height))?;
-                }
+                    format!("RECTSTART {},{}", s.width, s.height)
+                };
+                // A brain that exits at once shows up as a broken pipe here: that is a failed start too.
+                proc.send(&start)
+                    .map_err(|_| Fault::StartFailed("exited before START".into()))?;
                 let wait = START_TIMEOUT_MS.max(s.turn_ms) + s.tolerance_ms;
                 proc.recv_ok(Some(Instant::now() + Duration::from_millis(wait)))?;
                 if s.turn_ms > 0 {
@@ -314,22 +319,28 @@ pub fn play_game(
         reason,
         moves,
         opening_len,
+        started: [true, true],
     };
 
     // Both players start before the first move, black first (as Piskvork does).
     let b = Player::start(black, s, seed, logs[0].as_ref());
     let w = Player::start(white, s, seed ^ 0x5555_5555_5555_5555, logs[1].as_ref());
+    let started = [b.is_ok(), w.is_ok()];
     let (b, w) = match (b, w) {
         (Ok(b), Ok(w)) => (b, w),
         (Err(f), other) => {
             if let Ok(w) = other {
                 w.finish(false);
             }
-            return Ok(result(Some(Color::White), EndReason::Fault(f), moves));
+            let mut r = result(Some(Color::White), EndReason::Fault(f), moves);
+            r.started = started;
+            return Ok(r);
         }
         (Ok(b), Err(f)) => {
             b.finish(false);
-            return Ok(result(Some(Color::Black), EndReason::Fault(f), moves));
+            let mut r = result(Some(Color::Black), EndReason::Fault(f), moves);
+            r.started = started;
+            return Ok(r);
         }
     };
     let mut seats = [Some(b), Some(w)];

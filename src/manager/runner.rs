@@ -19,6 +19,9 @@ use std::sync::{mpsc, Arc};
 /// With `--quiet` and no terminal, a progress line is printed every this many games.
 const PROGRESS_EVERY: u64 = 20;
 
+/// A match stops with an error when an engine has failed to start in this many games and never started.
+const START_FAILURES_ABORT: u64 = 3;
+
 /// Usage text of `pbrain-pentad match`.
 pub const MATCH_USAGE: &str = "\
 usage: pbrain-pentad match [options] ENGINE ENGINE [ENGINE ...]
@@ -390,6 +393,7 @@ fn json_str(s: &str) -> String {
 /// A JSON number (non-finite values become null).
 fn json_num(v: f64) -> String {
     if v.is_finite() {
+        let v = if v == 0.0 { 0.0 } else { v }; // no "-0.0000"
         format!("{:.4}", v)
     } else {
         "null".into()
@@ -410,6 +414,8 @@ struct MatchState {
     points2: Vec<(u64, u64)>,
     finished: u64,
     sprt_state: SprtState,
+    /// Per engine: games it failed to start in, and whether it ever started.
+    starts: Vec<(u64, bool)>,
 }
 
 fn reason_key(r: &EndReason) -> String {
@@ -546,6 +552,7 @@ pub fn run_match(args: &[String]) -> anyhow::Result<()> {
         points2: vec![(0, 0); n],
         finished: 0,
         sprt_state: SprtState::Continue,
+        starts: vec![(0, false); n],
     };
     let live = std::io::stderr().is_terminal();
     let mut first_error: Option<anyhow::Error> = None;
@@ -560,6 +567,10 @@ pub fn run_match(args: &[String]) -> anyhow::Result<()> {
         };
         let sch = schedule(g, &pairs, openings.len());
         record_result(&mut state, &sch, &res);
+        if let Some(e) = never_starts(&mut state, &cfg, &sch, &res) {
+            stop.store(true, Ordering::Relaxed);
+            first_error.get_or_insert(e);
+        }
         if let Some(dir) = &cfg.out_dir {
             write_records(dir, g, &cfg, &sch, &res)?;
         }
@@ -617,6 +628,35 @@ pub fn run_match(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Counts start failures; if an engine has failed to start in each of its first `START_FAILURES_ABORT` games,
+/// the match is pointless (a wrong path, a missing library): returns an error to stop it.
+fn never_starts(
+    state: &mut MatchState,
+    cfg: &MatchConfig,
+    sch: &Scheduled,
+    res: &GameResult,
+) -> Option<anyhow::Error> {
+    for (engine, started) in [(sch.black, res.started[0]), (sch.white, res.started[1])] {
+        let (failed, ever) = &mut state.starts[engine];
+        if started {
+            *ever = true;
+        } else {
+            *failed += 1;
+            if *failed >= START_FAILURES_ABORT && !*ever {
+                let why = match &res.reason {
+                    EndReason::Fault(f) => format!(" ({f})"),
+                    _ => String::new(),
+                };
+                return Some(anyhow::anyhow!(
+                    "engine `{}` fails to start{why}; match stopped",
+                    cfg.engines[engine].name
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// A name usable in a file name.
 fn file_safe(s: &str) -> String {
     s.chars()
@@ -670,6 +710,7 @@ fn record_result(state: &mut MatchState, sch: &Scheduled, res: &GameResult) {
 
 fn fmt_elo(v: f64) -> String {
     if v.is_finite() {
+        let v = if v == 0.0 { 0.0 } else { v }; // no "-0.0"
         format!("{v:+.1}")
     } else if v > 0.0 {
         "+inf".into()
