@@ -6,6 +6,8 @@ use crate::board::{Board, Color, Pos, Rule};
 
 /// Node budget per puzzle: generous, the set is solved with far fewer (see the README's measurement).
 const PUZZLE_BUDGET: u64 = 2_000_000;
+/// Node budget of each re-search when a VCT claim is checked against every reply.
+const VERIFY_BUDGET: u64 = 300_000;
 
 struct Puzzle {
     id: String,
@@ -173,20 +175,39 @@ fn verify_vcf_line(board: &mut Board, line: &[Pos]) -> Result<(), String> {
                 result = Err(format!("defender can make five after move {i}"));
                 break;
             }
-            if i + 1 == line.len() {
-                let unblockable = aw
-                    .iter()
-                    .all(|&f| renju && def == Color::Black && board.is_forbidden(f))
-                    || aw.len() >= 2;
-                result = if unblockable {
-                    Ok(())
-                } else {
-                    Err("line ends with a blockable four".into())
-                };
+            // Every block other than the line's reply (all of them after the last move) must leave a five.
+            let reply = line.get(i + 1).copied();
+            if reply.is_some_and(|r| !aw.contains(&r)) {
+                result = Err(format!("defender move {} is not a block", i + 1));
                 break;
             }
-            if !aw.contains(&line[i + 1]) {
-                result = Err(format!("defender move {} is not a block", i + 1));
+            let mut holding_block = None;
+            for &f in aw.iter().filter(|&&f| Some(f) != reply) {
+                if renju && def == Color::Black && board.is_forbidden(f) {
+                    continue;
+                }
+                board.play(f);
+                // Caro: one block can close the other five too; then the attacker must still win by fours.
+                let still = !immediate_wins(board, att).is_empty()
+                    || match vcf(board, PUZZLE_BUDGET, &AtomicBool::new(false)) {
+                        VcfOutcome::Win(l) => verify_vcf_line(board, &l).is_ok(),
+                        _ => false,
+                    };
+                board.undo();
+                if !still {
+                    holding_block = Some(f);
+                    break;
+                }
+            }
+            if let Some(f) = holding_block {
+                result = Err(format!(
+                    "after move {i} the block at {:?} holds",
+                    board.xy(f)
+                ));
+                break;
+            }
+            if reply.is_none() {
+                result = Ok(());
                 break;
             }
         } else {
@@ -435,11 +456,13 @@ fn verify_vct_first_move(board: &mut Board, first: Pos) {
                     continue;
                 }
                 board.play(q);
-                let ok = !immediate_wins(board, att).is_empty()
-                    || matches!(vct(board, 2_000_000, &never), VcfOutcome::Win(_));
+                // A sound proof covers every reply within one depth less, so "no win" here means a wrong claim;
+                // running out of budget proves nothing either way.
+                let refuted = immediate_wins(board, att).is_empty()
+                    && vct(board, VERIFY_BUDGET, &never) == VcfOutcome::NoWin;
                 board.undo();
                 assert!(
-                    ok,
+                    !refuted,
                     "reply ({x},{y}) to {:?} refutes the claimed VCT",
                     board.xy(first)
                 );
@@ -533,4 +556,157 @@ fn measure_vcf_set() {
             );
         }
     }
+}
+
+/// Measurement, not a check: the threat solver against a depth-limited alpha-beta on the same VCF set.
+/// `cargo test --release --lib threat::tests::measure_vs -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn measure_vs_search() {
+    use crate::search::{score_is_win, Control, Limits, Searcher};
+    let never = AtomicBool::new(false);
+    let rule = Rule::Freestyle;
+    let mut solver = ThreatSolver::with_table_bits(ROOT_TABLE_BITS);
+    let mut time = std::time::Duration::ZERO;
+    let mut solved = 0;
+    for p in puzzles() {
+        let mut b = setup(rule, &p.black, &p.white, Color::Black);
+        solver.clear();
+        let start = std::time::Instant::now();
+        let r = solver.vcf(&mut b, PUZZLE_BUDGET, &never);
+        time += start.elapsed();
+        solved += matches!(r, VcfOutcome::Win(_)) as u32;
+    }
+    println!(
+        "VCF solver: {solved}/40 in {:.1} ms",
+        time.as_secs_f64() * 1e3
+    );
+    for depth in [2, 4, 6] {
+        let mut time = std::time::Duration::ZERO;
+        let (mut wins, mut good, mut nodes) = (0, 0, 0);
+        for p in puzzles() {
+            let mut b = setup(rule, &p.black, &p.white, Color::Black);
+            let mut s = Searcher::new();
+            s.set_hash_bytes(16 << 20);
+            let limits = Limits {
+                max_depth: Some(depth),
+                ..Default::default()
+            };
+            let start = std::time::Instant::now();
+            let res = s.search(&b, &limits, &never, &mut |_| Control::Continue);
+            time += start.elapsed();
+            nodes += res.nodes;
+            wins += score_is_win(res.score) as u32;
+            // Is the chosen move a winning one? After it (and the forced block, if any) a VCF must remain.
+            if let Some(m) = res.best {
+                b.play(m);
+                let ok = if b.winner() == Some(Color::Black) {
+                    true
+                } else {
+                    let blocks = immediate_wins(&mut b, Color::Black);
+                    if blocks.len() >= 2 {
+                        true
+                    } else if blocks.len() == 1 {
+                        b.play(blocks[0]);
+                        let w = matches!(
+                            solver.quick_vcf(&mut b, PUZZLE_BUDGET),
+                            QuickVcf::Win { .. }
+                        );
+                        b.undo();
+                        w
+                    } else {
+                        false
+                    }
+                };
+                b.undo();
+                good += ok as u32;
+            }
+        }
+        println!(
+            "search depth {depth}: {:.1} ms, {nodes} nodes, win score {wins}/40, VCF-winning move {good}/40",
+            time.as_secs_f64() * 1e3
+        );
+    }
+}
+
+/// Random positions (deterministic LCG): games of 8..40 random stones near earlier ones, no five, renju black
+/// never on a forbidden point.
+fn random_positions(rule: Rule, count: usize, seed: u64) -> Vec<Board> {
+    let mut state = seed;
+    let mut next = move |n: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) as usize) % n
+    };
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut b = Board::new(15, 15, rule).unwrap();
+        b.try_play(7, 7).unwrap();
+        let stones = 8 + next(33);
+        while b.move_count() < stones {
+            let black = b.side_to_move() == Color::Black;
+            let cands: Vec<Pos> = b
+                .candidates()
+                .filter(|&p| !(black && b.is_forbidden(p)))
+                .collect();
+            if cands.is_empty() {
+                break;
+            }
+            b.play(cands[next(cands.len())]);
+            if b.winner().is_some() {
+                b.undo();
+                break;
+            }
+        }
+        out.push(b);
+    }
+    out
+}
+
+/// Whatever VCF the solver claims in random positions (all rules, either side to move) replays as a forced win.
+#[test]
+fn random_vcf_claims_are_sound() {
+    let never = AtomicBool::new(false);
+    let mut solver = ThreatSolver::new();
+    for (k, rule) in Rule::ALL.into_iter().enumerate() {
+        let mut wins = 0;
+        for mut b in random_positions(rule, 60, 1 + k as u64) {
+            if let VcfOutcome::Win(line) = solver.vcf(&mut b, 200_000, &never) {
+                wins += 1;
+                if let Err(e) = verify_vcf_line(&mut b, &line) {
+                    panic!("{rule:?}: bad line {line:?} after {:?}: {e}", b.moves());
+                }
+            }
+        }
+        assert!(
+            wins > 0,
+            "{rule:?}: no VCF in any random position, the test checks nothing"
+        );
+    }
+}
+
+/// Whatever VCT the solver claims in random positions (where there is no VCF) survives every reply.
+#[test]
+fn random_vct_claims_are_sound() {
+    let never = AtomicBool::new(false);
+    let mut total = 0;
+    for (k, rule) in Rule::ALL.into_iter().enumerate() {
+        let mut checked = 0;
+        for mut b in random_positions(rule, 40, 100 + k as u64) {
+            if checked >= 2 {
+                break;
+            }
+            if vcf(&mut b, 200_000, &never) != VcfOutcome::NoWin {
+                continue;
+            }
+            if let VcfOutcome::Win(line) = vct(&mut b, 200_000, &never) {
+                checked += 1;
+                verify_vct_first_move(&mut b, line[0]);
+            }
+        }
+        total += checked;
+    }
+    println!("{total} VCT claims checked");
+    assert!(total >= 5, "only {total} VCT claims checked");
 }
