@@ -33,8 +33,8 @@ pub use diagram::diagram_marks;
 
 use crate::eval::weights::PATTERN_SCORE;
 use crate::pattern::{
-    class_table3, code, combine_threat, rule_table, threat_table, LineRule, Pattern, Threat,
-    NEEDS_CHECK, POW3,
+    code, combine_threat, pair_table3, rule_table, threat_pair, LineRule, PairTable, Pattern,
+    Threat, KEY_COUNT, NEEDS_CHECK, POW3,
 };
 use std::fmt;
 
@@ -159,6 +159,19 @@ impl std::error::Error for PlayError {}
 
 /// Padding width (walls) around the board.
 const PAD: usize = 5;
+/// Size of the per-cell arrays: a power of two above the largest padded board (42 * 37 + 10 cells), so that
+/// hot-path indices masked with `MASK` need no bounds checks.
+const CELLS: usize = 2048;
+/// Index mask for the per-cell arrays.
+const MASK: usize = CELLS - 1;
+/// Placeholder tables for the key format a board does not use (zeroed, never read).
+static NO_PAIR: PairTable = [0; 1 << 17];
+static NO_TABLE: [u8; KEY_COUNT] = [0; KEY_COUNT];
+
+/// A boxed fixed-size array filled with `v`.
+fn boxed<T: Clone + std::fmt::Debug, const N: usize>(v: T) -> Box<[T; N]> {
+    vec![v; N].into_boxed_slice().try_into().expect("length N")
+}
 /// Cell codes.
 const EMPTY: u8 = 0;
 const WALL: u8 = 3;
@@ -177,27 +190,99 @@ const fn slot_of(k: isize) -> usize {
     }
 }
 
-/// Cached per-cell state (empty cells; all zero for occupied cells).
+/// Cached per-cell state (empty cells; all zero for occupied cells), packed in one word so that saving and
+/// restoring it is a single move: bits 0..16 black's line codes (direction d in bits 4d..4d+4, which is
+/// directly the threat-table index), 16..32 white's, 32..40 black's `Threat`, 40..48 white's, bit 48 the
+/// renju double-three-candidate flag, bit 49 set for every empty cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct CellCache {
-    /// Black's line codes, direction d in bits 4d..4d+4 (= threat-table index).
-    pb: u16,
-    /// White's line codes, same layout.
-    pw: u16,
-    /// Black's `Threat as u8`.
-    tb: u8,
-    /// White's `Threat as u8`.
-    tw: u8,
-    /// Bit 0: renju double-three candidate for black.
-    flags: u8,
-    _pad: u8,
+struct CellCache(u64);
+
+impl CellCache {
+    #[inline]
+    fn new(pats: u32, tb: u8, tw: u8, flag: u8) -> CellCache {
+        CellCache(
+            pats as u64
+                | (tb as u64) << 32
+                | (tw as u64) << 40
+                | (flag as u64 & 1) << 48
+                | EMPTY_BIT,
+        )
+    }
+
+    /// Both colours' line codes.
+    #[inline]
+    fn pats(self) -> u32 {
+        self.0 as u32
+    }
+
+    /// Black's four line codes.
+    #[inline]
+    fn pb(self) -> u16 {
+        self.0 as u16
+    }
+
+    /// White's four line codes.
+    #[inline]
+    fn pw(self) -> u16 {
+        (self.0 >> 16) as u16
+    }
+
+    /// Black's threat.
+    #[inline]
+    fn tb(self) -> u8 {
+        (self.0 >> 32) as u8
+    }
+
+    /// White's threat.
+    #[inline]
+    fn tw(self) -> u8 {
+        (self.0 >> 40) as u8
+    }
+
+    /// Renju double-three candidate flag (0 or 1).
+    #[inline]
+    fn flag(self) -> u8 {
+        ((self.0 >> 48) & 1) as u8
+    }
+
+    /// The same with black's threat replaced.
+    #[inline]
+    fn with_tb(self, t: u8) -> CellCache {
+        CellCache((self.0 & !(0xFF << 32)) | (t as u64) << 32)
+    }
 }
 
-/// A cell's cache as it was before the current ply changed it.
-#[derive(Clone, Copy, Debug)]
-struct Saved {
-    pos: u32,
+/// Everything the move update touches for one cell.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(32))]
+struct Slot {
+    /// Line key per direction (ternary: black's view | white's view << 16; caro: the 2-bit key).
+    keys: [u32; 4],
     cache: CellCache,
+}
+
+/// `CellCache` bit marking an empty cell (occupied cells have an all-zero cache).
+const EMPTY_BIT: u64 = 1 << 49;
+
+/// A cell's cache as it was before the current ply changed it, with the cell index in bits 52..63.
+#[derive(Clone, Copy, Debug)]
+struct Saved(u64);
+
+impl Saved {
+    #[inline]
+    fn new(pos: usize, cache: CellCache) -> Saved {
+        Saved(cache.0 | (pos as u64) << 52)
+    }
+
+    #[inline]
+    fn pos(self) -> usize {
+        (self.0 >> 52) as usize & MASK
+    }
+
+    #[inline]
+    fn cache(self) -> CellCache {
+        CellCache(self.0 & ((1 << 52) - 1))
+    }
 }
 
 /// Per-ply undo record.
@@ -222,6 +307,25 @@ const CODE_SCORE: [i32; 16] = {
     s
 };
 
+/// Both colours' scores of a code pair `black | white << 4`, packed as black + white * 2^32: sums of
+/// differences of packed values stay exact (see `unpack_scores`), so one accumulator serves both colours.
+const PAIR_SCORE: [i64; 256] = {
+    let mut t = [0i64; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = CODE_SCORE[i & 15] as i64 + ((CODE_SCORE[i >> 4] as i64) << 32);
+        i += 1;
+    }
+    t
+};
+
+/// Splits a sum of `PAIR_SCORE` differences into (black, white).
+#[inline]
+fn unpack_scores(v: i64) -> (i32, i32) {
+    let b = v as i32;
+    (b, ((v - b as i64) >> 32) as i32)
+}
+
 /// Σ of the code scores of four packed nibbles.
 #[inline]
 fn codes_score(p: u16) -> i32 {
@@ -243,22 +347,23 @@ pub struct Board {
     ternary: bool,
     /// Key change of a stone of colour c at key slot i.
     delta: [[u32; 10]; 2],
-    /// Ternary class tables, black's and white's (ternary mode).
-    t3: [&'static [u8]; 2],
+    /// Ternary class tables, black's and white's halves (ternary mode).
+    pt: &'static PairTable,
     /// Merged 2-bit table (caro).
-    table: &'static [u8],
-    threat_tabs: [&'static [u8]; 2],
-    cells: Vec<u8>,
+    table: &'static [u8; KEY_COUNT],
+    /// Threat tables, black's and white's halves.
+    tt: &'static [u8; 1 << 17],
+    cells: Box<[u8; CELLS]>,
     /// x | y << 8 of each padded index (avoids a division per move).
-    coord: Vec<u16>,
-    keys: Vec<[u32; 4]>,
-    cache: Vec<CellCache>,
+    coord: Box<[u16; CELLS]>,
+    /// Line keys and cache of each cell, together (one cache line per cell on the hot path).
+    slots: Box<[Slot; CELLS]>,
     /// Per board row: bit x set iff (x, y) is within range of a stone (occupied cells included).
     cand_rows: Vec<u64>,
     /// Per board row: bit x set iff (x, y) holds a stone.
     stone_rows: Vec<u64>,
     /// Renju double-three candidates (bit per padded index).
-    dt: Vec<u64>,
+    dt: [u64; CELLS / 64],
     moves: Vec<Pos>,
     plies: Vec<Ply>,
     saved: Vec<Saved>,
@@ -282,16 +387,15 @@ impl Clone for Board {
             offs: self.offs,
             ternary: self.ternary,
             delta: self.delta,
-            t3: self.t3,
+            pt: self.pt,
             table: self.table,
-            threat_tabs: self.threat_tabs,
+            tt: self.tt,
             cells: self.cells.clone(),
             coord: self.coord.clone(),
-            keys: self.keys.clone(),
-            cache: self.cache.clone(),
+            slots: self.slots.clone(),
             cand_rows: self.cand_rows.clone(),
             stone_rows: self.stone_rows.clone(),
-            dt: self.dt.clone(),
+            dt: self.dt,
             moves: self.moves.clone(),
             plies: self.plies.clone(),
             saved: self.saved.clone(),
@@ -321,7 +425,7 @@ impl Board {
             anyhow::bail!("board size {width}x{height} not supported (each side 5..=32)");
         }
         let stride = width + PAD;
-        let size = (height + 2 * PAD) * stride + 2 * PAD;
+        debug_assert!((height + 2 * PAD) * stride + 2 * PAD <= CELLS);
         let ternary = !matches!(rule, Rule::Caro | Rule::CaroExact);
         let mut delta = [[0u32; 10]; 2];
         for (i, pow) in POW3.iter().enumerate() {
@@ -336,7 +440,6 @@ impl Board {
                 2 << (2 * i)
             };
         }
-        let (lb, lw) = rule.line_rules();
         let mut b = Board {
             width,
             height,
@@ -346,24 +449,19 @@ impl Board {
             offs: [1, stride, stride + 1, stride - 1],
             ternary,
             delta,
-            t3: if ternary {
-                [class_table3(lb), class_table3(lw)]
-            } else {
-                [&[], &[]]
-            },
+            pt: if ternary { pair_table3(rule) } else { &NO_PAIR },
             table: if ternary {
-                &[]
+                &NO_TABLE
             } else {
                 &rule_table(rule).entries
             },
-            threat_tabs: [threat_table(rule == Rule::Renju), threat_table(false)],
-            cells: vec![WALL; size],
-            coord: vec![0; size],
-            keys: vec![[0; 4]; size],
-            cache: vec![CellCache::default(); size],
+            tt: threat_pair(rule == Rule::Renju),
+            cells: boxed(WALL),
+            coord: boxed(0),
+            slots: boxed(Slot::default()),
             cand_rows: vec![0; height],
             stone_rows: vec![0; height],
-            dt: vec![0; size.div_ceil(64)],
+            dt: [0; CELLS / 64],
             moves: Vec::new(),
             plies: Vec::new(),
             saved: Vec::new(),
@@ -412,9 +510,10 @@ impl Board {
     /// Recomputes every incremental quantity from the stones (board creation, candidate range change).
     fn recompute_all(&mut self) {
         let cells: Vec<usize> = self.board_cells().collect();
+        debug_assert!(cells.iter().all(|&p| p + 5 * (self.stride + 1) < CELLS));
         for &p in &cells {
             for d in 0..4 {
-                self.keys[p][d] = self.raw_key(p, d);
+                self.slots[p].keys[d] = self.raw_key(p, d);
             }
         }
         self.counts = [[0; 16]; 2];
@@ -426,13 +525,13 @@ impl Board {
             } else {
                 CellCache::default()
             };
-            self.cache[p] = c;
+            self.slots[p].cache = c;
             if self.cells[p] == EMPTY {
-                self.counts[0][c.tb as usize] += 1;
-                self.counts[1][c.tw as usize] += 1;
-                self.sums[0] += codes_score(c.pb);
-                self.sums[1] += codes_score(c.pw);
-                if c.flags & 1 != 0 {
+                self.counts[0][c.tb() as usize] += 1;
+                self.counts[1][c.tw() as usize] += 1;
+                self.sums[0] += codes_score(c.pb());
+                self.sums[1] += codes_score(c.pw());
+                if c.flag() != 0 {
                     self.dt[p / 64] |= 1 << (p % 64);
                 }
             }
@@ -568,7 +667,7 @@ impl Board {
     pub fn is_forbidden(&self, p: Pos) -> bool {
         self.renju
             && self.cells[p as usize] == EMPTY
-            && self.cache[p as usize].tb == Threat::Forbidden as u8
+            && self.slots[p as usize].cache.tb() == Threat::Forbidden as u8
     }
 
     /// Empty cells within the candidate range of a stone, ascending; no allocation.
@@ -608,16 +707,16 @@ impl Board {
     /// cell `p` if `c` plays there (Dead for occupied cells).
     #[inline]
     pub fn pattern(&self, p: Pos, c: Color, dir: usize) -> Pattern {
-        let cc = &self.cache[p as usize];
-        let codes = if c == Color::Black { cc.pb } else { cc.pw };
+        let cc = &self.slots[p as usize].cache;
+        let codes = (cc.pats() >> (16 * c.index())) as u16;
         Pattern::from_code(((codes >> (4 * dir)) & 0xF) as u8)
     }
 
     /// Combined four-direction class of the empty cell `p` for `c` (None for occupied cells).
     #[inline]
     pub fn threat(&self, p: Pos, c: Color) -> Threat {
-        let cc = &self.cache[p as usize];
-        Threat::from_index(if c == Color::Black { cc.tb } else { cc.tw })
+        let cc = &self.slots[p as usize].cache;
+        Threat::from_index(if c == Color::Black { cc.tb() } else { cc.tw() })
     }
 
     /// Number of empty cells where `c` has threat class `t` (O(1)).
@@ -630,8 +729,11 @@ impl Board {
     /// (0 for occupied cells); O(1) from the cached line codes.
     #[inline]
     pub fn cell_score(&self, p: Pos, c: Color) -> i32 {
-        let cc = &self.cache[p as usize];
-        codes_score(if c == Color::Black { cc.pb } else { cc.pw })
+        let cc = self.slots[p as usize].cache;
+        if cc.0 & EMPTY_BIT == 0 {
+            return 0;
+        }
+        codes_score((cc.pats() >> (16 * c.index())) as u16)
     }
 
     /// Σ of `cell_score` over all empty cells (incremental).
@@ -652,32 +754,48 @@ impl Board {
         let c = (self.cells[s] - 1) as usize;
         self.cells[s] = EMPTY;
         self.zhash ^= zobrist::key(c, s);
-        let delta = self.delta[c];
-        for d in 0..4 {
-            let off = self.offs[d];
-            for k in 1..=5usize {
-                self.keys[s - k * off][d] -= delta[k + 4];
-                self.keys[s + k * off][d] -= delta[5 - k];
-            }
+        if self.rule == Rule::Freestyle {
+            self.remove_keys::<4>(s, c);
+        } else {
+            self.remove_keys::<5>(s, c);
         }
         let start = ply.saved_start as usize;
-        for e in &self.saved[start..] {
-            let pos = e.pos as usize;
-            if (self.cache[pos].flags | e.cache.flags) != 0 {
+        if !self.renju {
+            for e in &self.saved[start..] {
+                self.slots[e.pos()].cache = e.cache();
+            }
+        }
+        for e in self.saved[start..].iter().filter(|_| self.renju) {
+            let pos = e.pos();
+            let cache = e.cache();
+            if (self.slots[pos].cache.flag() | cache.flag()) != 0 {
                 let bit = 1u64 << (pos % 64);
-                if e.cache.flags != 0 {
-                    self.dt[pos / 64] |= bit;
+                if cache.flag() != 0 {
+                    self.dt[pos / 64 % (CELLS / 64)] |= bit;
                 } else {
-                    self.dt[pos / 64] &= !bit;
+                    self.dt[pos / 64 % (CELLS / 64)] &= !bit;
                 }
             }
-            self.cache[pos] = e.cache;
+            self.slots[pos].cache = cache;
         }
         self.saved.truncate(start);
         self.counts = ply.counts;
         self.sums = ply.sums;
         self.winner = ply.winner;
         self.candidates_remove(s);
+    }
+
+    /// Takes the stone of colour index `c` at `s` out of the line keys within `REACH` cells.
+    #[inline(always)]
+    fn remove_keys<const REACH: usize>(&mut self, s: usize, c: usize) {
+        let delta = self.delta[c];
+        for d in 0..4 {
+            let off = self.offs[d];
+            for k in 1..=REACH {
+                self.slots[(s - k * off) & MASK].keys[d] -= delta[k + 4];
+                self.slots[(s + k * off) & MASK].keys[d] -= delta[5 - k];
+            }
+        }
     }
 
     /// Places a stone of colour `c` on the empty cell `s` with all incremental updates.
@@ -694,32 +812,34 @@ impl Board {
         self.zhash ^= zobrist::key(c.index(), s);
 
         // The placed cell leaves the empty-cell aggregates.
-        let old = self.cache[s];
-        self.saved.push(Saved {
-            pos: s as u32,
-            cache: old,
-        });
-        self.counts[0][(old.tb & 15) as usize] -= 1;
-        self.counts[1][(old.tw & 15) as usize] -= 1;
-        self.sums[0] -= codes_score(old.pb);
-        self.sums[1] -= codes_score(old.pw);
-        self.cache[s] = CellCache::default();
-        if old.flags != 0 {
+        let old = self.slots[s].cache;
+        self.saved.push(Saved::new(s, old));
+        self.counts[0][(old.tb() & 15) as usize] -= 1;
+        self.counts[1][(old.tw() & 15) as usize] -= 1;
+        self.sums[0] -= codes_score(old.pb());
+        self.sums[1] -= codes_score(old.pw());
+        self.slots[s & MASK].cache = CellCache::default();
+        if old.flag() != 0 {
             self.dt[s / 64] &= !(1 << (s % 64));
         }
         self.cells[s] = c.cell();
 
-        match (self.ternary, self.rule == Rule::Freestyle) {
-            (true, true) => self.update_lines::<true, false>(s, c.index()),
-            (true, false) => self.update_lines::<true, true>(s, c.index()),
-            _ => self.update_lines::<false, true>(s, c.index()),
+        match self.rule {
+            Rule::Freestyle => self.update_lines::<true, false, false>(s, c.index()),
+            Rule::Standard => self.update_lines::<true, true, false>(s, c.index()),
+            Rule::Renju => self.update_lines::<true, true, true>(s, c.index()),
+            Rule::Caro | Rule::CaroExact => self.update_lines::<false, true, false>(s, c.index()),
         }
         if self.renju {
             self.recheck_double_threes();
         }
         // The cached Five class covers every real five (it can only over-report a caro overline whose end
         // lies past the key window), so the exact scan runs only when it may succeed.
-        let t = if c == Color::Black { old.tb } else { old.tw };
+        let t = if c == Color::Black {
+            old.tb()
+        } else {
+            old.tw()
+        };
         self.winner = if t == Threat::Five as u8 && self.five_made(s, c) {
             Some(c)
         } else {
@@ -729,81 +849,98 @@ impl Board {
     }
 
     /// Updates the keys of the 40 cells on the four lines through the new stone at `s` and refreshes the
-    /// empty ones whose codes changed. `TERNARY`: key format. `RING5`: whether cells five away can change
-    /// class (not in freestyle, where a five through a cell lies within ±4 and overlines count).
+    /// empty ones whose codes changed. `TERNARY`: key format. `RING5`: whether keys cover cells five away
+    /// (not in freestyle, where a five through a cell lies within ±4 and overlines count, so the classes do
+    /// not depend on them: freestyle keys leave slots ±5 empty).
+    /// `RENJU`: maintain the double-three candidate set.
     #[inline(always)]
-    fn update_lines<const TERNARY: bool, const RING5: bool>(&mut self, s: usize, c: usize) {
+    fn update_lines<const TERNARY: bool, const RING5: bool, const RENJU: bool>(
+        &mut self,
+        s: usize,
+        c: usize,
+    ) {
         let delta = self.delta[c];
-        let [t3b, t3w] = self.t3;
+        let pt = self.pt;
         let table = self.table;
-        let [ttb, ttw] = self.threat_tabs;
-        let cells = &self.cells[..];
-        let keys = &mut self.keys[..];
-        let cache = &mut self.cache[..];
+        let tt = self.tt;
+        let slots = &mut *self.slots;
         let saved = &mut self.saved;
         let counts = &mut self.counts;
-        let sums = &mut self.sums;
-        let dt = &mut self.dt[..];
+        let dt = &mut self.dt;
+        let mut score = 0i64;
         let offs = self.offs;
         for (d, &off) in offs.iter().enumerate() {
             let sh = 4 * d;
-            for k in 1..=5usize {
-                for (p, dk) in [(s - k * off, delta[k + 4]), (s + k * off, delta[5 - k])] {
-                    let key = keys[p][d] + dk;
-                    keys[p][d] = key;
-                    if cells[p] != EMPTY || (!RING5 && k == 5) {
-                        continue;
-                    }
-                    let (cb, cw) = if TERNARY {
-                        (
-                            t3b[(key & 0xFFFF) as usize] as u16,
-                            t3w[(key >> 16) as usize] as u16,
-                        )
-                    } else {
-                        let e = table[key as usize] as u16;
-                        (e & 0xF, e >> 4)
-                    };
-                    let cc = cache[p];
-                    let ob = (cc.pb >> sh) & 0xF;
-                    let ow = (cc.pw >> sh) & 0xF;
-                    if ob == cb && ow == cw {
-                        continue;
-                    }
-                    saved.push(Saved {
-                        pos: p as u32,
-                        cache: cc,
-                    });
-                    let pb = (cc.pb & !(0xF << sh)) | (cb << sh);
-                    let pw = (cc.pw & !(0xF << sh)) | (cw << sh);
-                    sums[0] += CODE_SCORE[cb as usize] - CODE_SCORE[ob as usize];
-                    sums[1] += CODE_SCORE[cw as usize] - CODE_SCORE[ow as usize];
-                    let tbf = ttb[pb as usize];
-                    let tb = tbf & !NEEDS_CHECK;
-                    let tw = ttw[pw as usize];
-                    counts[0][(cc.tb & 15) as usize] -= 1;
-                    counts[0][(tb & 15) as usize] += 1;
-                    counts[1][(cc.tw & 15) as usize] -= 1;
-                    counts[1][(tw & 15) as usize] += 1;
-                    let flags = tbf >> 7;
-                    if (flags | cc.flags) != 0 {
-                        let bit = 1u64 << (p % 64);
-                        if flags != 0 {
-                            dt[p / 64] |= bit;
-                        } else {
-                            dt[p / 64] &= !bit;
+            // One cell: `p` on line `d`, whose key changes by `dk`.
+            // (A macro, not a closure: ten inlined copies per direction are what makes this fast.)
+            macro_rules! cell {
+                ($p:expr, $dk:expr) => {
+                    'cell: {
+                        let p: usize = $p & MASK;
+                        let slot = &mut slots[p];
+                        let key = slot.keys[d] + $dk;
+                        slot.keys[d] = key;
+                        let cc = slot.cache;
+                        if cc.0 & EMPTY_BIT == 0 {
+                            break 'cell;
                         }
+                        let e = if TERNARY {
+                            pt[(key & 0xFFFF) as usize] as u32
+                                | (pt[((key >> 16) | 0x10000) as usize] as u32) << 16
+                        } else {
+                            let e = table[key as usize & (KEY_COUNT - 1)] as u32;
+                            (e & 0xF) | (e >> 4) << 16
+                        };
+                        let old = (cc.pats() >> sh) & 0x000F_000F;
+                        if old == e {
+                            break 'cell;
+                        }
+                        saved.push(Saved::new(p, cc));
+                        let pats = (cc.pats() & !(0x000F_000F << sh)) | (e << sh);
+                        score += PAIR_SCORE[((e | e >> 12) & 0xFF) as usize]
+                            - PAIR_SCORE[((old | old >> 12) & 0xFF) as usize];
+                        let tbf = tt[(pats & 0xFFFF) as usize];
+                        let tb = tbf & !NEEDS_CHECK;
+                        let tw = tt[((pats >> 16) | 0x10000) as usize];
+                        counts[0][(cc.tb() & 15) as usize] -= 1;
+                        counts[0][(tb & 15) as usize] += 1;
+                        counts[1][(cc.tw() & 15) as usize] -= 1;
+                        counts[1][(tw & 15) as usize] += 1;
+                        let flag = if RENJU {
+                            let flag = tbf >> 7;
+                            if (flag | cc.flag()) != 0 {
+                                let bit = 1u64 << (p % 64);
+                                if flag != 0 {
+                                    dt[(p / 64) % (CELLS / 64)] |= bit;
+                                } else {
+                                    dt[(p / 64) % (CELLS / 64)] &= !bit;
+                                }
+                            }
+                            flag
+                        } else {
+                            0
+                        };
+                        slot.cache = CellCache::new(pats, tb, tw, flag);
                     }
-                    cache[p] = CellCache {
-                        pb,
-                        pw,
-                        tb,
-                        tw,
-                        flags,
-                        _pad: 0,
-                    };
-                }
+                };
+            }
+            // Unrolled: slot of the stone as seen from the cell is 4 + k (cell before s) or 5 - k (after).
+            cell!(s - off, delta[5]);
+            cell!(s + off, delta[4]);
+            cell!(s - 2 * off, delta[6]);
+            cell!(s + 2 * off, delta[3]);
+            cell!(s - 3 * off, delta[7]);
+            cell!(s + 3 * off, delta[2]);
+            cell!(s - 4 * off, delta[8]);
+            cell!(s + 4 * off, delta[1]);
+            if RING5 {
+                cell!(s - 5 * off, delta[9]);
+                cell!(s + 5 * off, delta[0]);
             }
         }
+        let (db, dw) = unpack_scores(score);
+        self.sums[0] += db;
+        self.sums[1] += dw;
     }
 
     /// Renju: re-judges every black double-three candidate (its status depends on cells off its lines).
@@ -814,25 +951,32 @@ impl Board {
             while w != 0 {
                 let p = wi * 64 + w.trailing_zeros() as usize;
                 w &= w - 1;
-                let base = self.threat_tabs[0][self.cache[p].pb as usize] & !NEEDS_CHECK;
+                let base = self.tt[self.slots[p].cache.pb() as usize] & !NEEDS_CHECK;
                 let t = if self.forbidden_raw(p) {
                     Threat::Forbidden as u8
                 } else {
                     base
                 };
-                let cc = self.cache[p];
-                if cc.tb != t {
-                    if !self.saved[start..].iter().any(|e| e.pos as usize == p) {
-                        self.saved.push(Saved {
-                            pos: p as u32,
-                            cache: cc,
-                        });
+                let cc = self.slots[p].cache;
+                if cc.tb() != t {
+                    if !self.saved[start..].iter().any(|e| e.pos() == p) {
+                        self.saved.push(Saved::new(p, cc));
                     }
-                    self.cache[p].tb = t;
-                    self.counts[0][cc.tb as usize] -= 1;
+                    self.slots[p].cache = cc.with_tb(t);
+                    self.counts[0][cc.tb() as usize] -= 1;
                     self.counts[0][t as usize] += 1;
                 }
             }
+        }
+    }
+
+    /// How far along each direction the line keys reach (see `update_lines`).
+    #[inline]
+    fn reach(&self) -> usize {
+        if self.rule == Rule::Freestyle {
+            4
+        } else {
+            5
         }
     }
 
@@ -840,8 +984,8 @@ impl Board {
     #[inline]
     fn lookup(&self, key: u32) -> u32 {
         if self.ternary {
-            self.t3[0][(key & 0xFFFF) as usize] as u32
-                | (self.t3[1][(key >> 16) as usize] as u32) << 4
+            self.pt[(key & 0xFFFF) as usize] as u32
+                | (self.pt[((key >> 16) | 0x10000) as usize] as u32) << 4
         } else {
             self.table[key as usize] as u32
         }
@@ -852,7 +996,7 @@ impl Board {
     fn raw_key(&self, p: usize, d: usize) -> u32 {
         let off = self.offs[d];
         let mut key = 0u32;
-        for k in 1..=5usize {
+        for k in 1..=self.reach() {
             for (q, slot) in [
                 (p - k * off, slot_of(-(k as isize))),
                 (p + k * off, slot_of(k as isize)),
@@ -876,7 +1020,7 @@ impl Board {
     fn forbidden_raw(&mut self, p: usize) -> bool {
         // Renju keys are ternary: black's view is the low half.
         let keys = [0, 1, 2, 3].map(|d| self.raw_key(p, d) & 0xFFFF);
-        let codes = keys.map(|k| self.t3[0][k as usize]);
+        let codes = keys.map(|k| self.pt[k as usize]);
         let (t, check) = combine_threat(codes, true);
         if t == Threat::Forbidden {
             return true;
@@ -897,7 +1041,7 @@ impl Board {
                     continue;
                 }
                 let nk = keys[d] + POW3[slot_of(k)];
-                if self.t3[0][nk as usize] == code::FLEX4 && !self.forbidden_raw(q) {
+                if self.pt[nk as usize] == code::FLEX4 && !self.forbidden_raw(q) {
                     real += 1;
                     break;
                 }
@@ -919,6 +1063,7 @@ impl Board {
             pb |= (e & 0xF) << (4 * d);
             pw |= (e >> 4) << (4 * d);
         }
+        let pats = pb as u32 | (pw as u32) << 16;
         let codes_b = [0, 1, 2, 3].map(|d| ((pb >> (4 * d)) & 0xF) as u8);
         let codes_w = [0, 1, 2, 3].map(|d| ((pw >> (4 * d)) & 0xF) as u8);
         let (tb, check) = combine_threat(codes_b, self.renju);
@@ -928,14 +1073,7 @@ impl Board {
         } else {
             tb
         };
-        CellCache {
-            pb,
-            pw,
-            tb: tb as u8,
-            tw: tw as u8,
-            flags: check as u8,
-            _pad: 0,
-        }
+        CellCache::new(pats, tb as u8, tw as u8, check as u8)
     }
 
     /// Whether the stone of colour `c` at `s` makes a winning five under the rule (exact line scan).
@@ -1050,33 +1188,37 @@ impl Board {
         assert_eq!(self.zhash, self.compute_hash(), "hash");
         let mut counts = [[0u16; 16]; 2];
         let mut sums = [0i32; 2];
-        let mut dt = vec![0u64; self.dt.len()];
+        let mut dt = [0u64; CELLS / 64];
         for p in self.board_cells() {
             for d in 0..4 {
                 assert_eq!(
-                    self.keys[p][d],
+                    self.slots[p].keys[d],
                     self.raw_key(p, d),
                     "key at {:?} dir {d}",
                     self.xy(p as Pos)
                 );
             }
             if self.cells[p] != EMPTY {
-                assert_eq!(self.cache[p], CellCache::default(), "occupied cell cache");
+                assert_eq!(
+                    self.slots[p].cache,
+                    CellCache::default(),
+                    "occupied cell cache"
+                );
                 continue;
             }
             let c = b.compute_cell(p);
             assert_eq!(
-                self.cache[p],
+                self.slots[p].cache,
                 c,
                 "cell cache at {:?}\n{:?}",
                 self.xy(p as Pos),
                 self
             );
-            counts[0][c.tb as usize] += 1;
-            counts[1][c.tw as usize] += 1;
-            sums[0] += codes_score(c.pb);
-            sums[1] += codes_score(c.pw);
-            if c.flags & 1 != 0 {
+            counts[0][c.tb() as usize] += 1;
+            counts[1][c.tw() as usize] += 1;
+            sums[0] += codes_score(c.pb());
+            sums[1] += codes_score(c.pw());
+            if c.flag() != 0 {
                 dt[p / 64] |= 1 << (p % 64);
             }
         }

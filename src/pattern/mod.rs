@@ -29,10 +29,10 @@ mod threat;
 
 pub use line::{brute_class, decode as decode_key, LineRule};
 pub use table::{
-    class_table, class_table3, decode3, rule_table, swap_colors, RuleTable, KEY3_COUNT, KEY_COUNT,
-    POW3,
+    class_table, class_table3, decode3, pair_table3, rule_table, swap_colors, PairTable, RuleTable,
+    KEY3_COUNT, KEY_COUNT, POW3,
 };
-pub use threat::{combine_threat, threat_table, Threat, NEEDS_CHECK};
+pub use threat::{combine_threat, threat_pair, threat_table, Threat, NEEDS_CHECK};
 
 /// Line class of one direction through an empty cell for one colour (ascending strength).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -49,7 +49,8 @@ fn build_class_table(rule: LineRule, ternary: bool) -> Box<[u8]> {
             1 << (2 * key_slot(i))
         }
     };
-    let mut t = vec![0u8; count].into_boxed_slice();
+    // Ternary tables are padded to 2^16 entries so that any 16-bit index is in bounds (no checks on lookup).
+    let mut t = vec![0u8; if ternary { 1 << 16 } else { count }].into_boxed_slice();
     for key in (0..count as u32).rev() {
         let cells = if ternary { decode3(key) } else { decode(key) };
         match five_test(&cells, rule) {
@@ -98,17 +99,23 @@ static CLASS_TABLES: [LazyLock<Box<[u8]>>; 5] = [
     LazyLock::new(|| build_class_table(LineRule::CaroExact, false)),
 ];
 
-static CLASS_TABLES3: [LazyLock<Box<[u8]>>; 5] = [
-    LazyLock::new(|| build_class_table(LineRule::Freestyle, true)),
-    LazyLock::new(|| build_class_table(LineRule::Exact, true)),
-    LazyLock::new(|| build_class_table(LineRule::RenjuBlack, true)),
-    LazyLock::new(|| build_class_table(LineRule::Caro, true)),
-    LazyLock::new(|| build_class_table(LineRule::CaroExact, true)),
+static CLASS_TABLES3: [LazyLock<Box<[u8; 1 << 16]>>; 5] = [
+    LazyLock::new(|| fixed(build_class_table(LineRule::Freestyle, true))),
+    LazyLock::new(|| fixed(build_class_table(LineRule::Exact, true))),
+    LazyLock::new(|| fixed(build_class_table(LineRule::RenjuBlack, true))),
+    LazyLock::new(|| fixed(build_class_table(LineRule::Caro, true))),
+    LazyLock::new(|| fixed(build_class_table(LineRule::CaroExact, true))),
 ];
 
-/// The ternary class table of a line rule (59049 entries, fits in L2), indexed by a base-3 key with own
-/// stones 1 and opponent stones or walls 2. Not valid for caro, where a wall is no block.
-pub fn class_table3(rule: LineRule) -> &'static [u8] {
+/// Converts a boxed slice of the right length into a boxed array.
+fn fixed<const N: usize>(b: Box<[u8]>) -> Box<[u8; N]> {
+    b.try_into().expect("table length")
+}
+
+/// The ternary class table of a line rule (59049 entries used, padded to 2^16 so that a 16-bit index needs no
+/// bounds check; fits in L2), indexed by a base-3 key with own stones 1 and opponent stones or walls 2.
+/// Not valid for caro, where a wall is no block.
+pub fn class_table3(rule: LineRule) -> &'static [u8; 1 << 16] {
     &CLASS_TABLES3[rule.index()]
 }
 
@@ -126,17 +133,19 @@ pub fn swap_colors(key: u32) -> u32 {
 /// Merged per-rule table: entry = black code | white code << 4, indexed by the raw key.
 pub struct RuleTable {
     /// Entries for all keys.
-    pub entries: Box<[u8]>,
+    pub entries: Box<[u8; KEY_COUNT]>,
 }
 
 fn build_rule_table(rule: Rule) -> RuleTable {
     let (b, w) = rule.line_rules();
     let tb = class_table(b);
     let tw = class_table(w);
-    let entries = (0..KEY_COUNT as u32)
+    let entries: Box<[u8]> = (0..KEY_COUNT as u32)
         .map(|k| tb[k as usize] | (tw[swap_colors(k) as usize] << 4))
         .collect();
-    RuleTable { entries }
+    RuleTable {
+        entries: fixed(entries),
+    }
 }
 
 static RULE_TABLES: [LazyLock<RuleTable>; 5] = [
@@ -150,4 +159,32 @@ static RULE_TABLES: [LazyLock<RuleTable>; 5] = [
 /// The merged black/white table of a game rule (built on first use).
 pub fn rule_table(rule: Rule) -> &'static RuleTable {
     &RULE_TABLES[rule as usize]
+}
+
+/// Black's ternary table in the low half, white's in the high half, so that one base address serves both:
+/// black's entry at `key & 0xFFFF`, white's at `(key >> 16) | 0x10000` (no bounds checks either way).
+pub type PairTable = [u8; 1 << 17];
+
+fn build_pair_table(rule: Rule) -> Box<PairTable> {
+    let (b, w) = rule.line_rules();
+    let mut t: Box<PairTable> = vec![0u8; 1 << 17]
+        .into_boxed_slice()
+        .try_into()
+        .expect("2^17 entries");
+    t[..1 << 16].copy_from_slice(&class_table3(b)[..]);
+    t[1 << 16..].copy_from_slice(&class_table3(w)[..]);
+    t
+}
+
+static PAIR_TABLES: [LazyLock<Box<PairTable>>; 5] = [
+    LazyLock::new(|| build_pair_table(Rule::Freestyle)),
+    LazyLock::new(|| build_pair_table(Rule::Standard)),
+    LazyLock::new(|| build_pair_table(Rule::Renju)),
+    LazyLock::new(|| build_pair_table(Rule::Caro)),
+    LazyLock::new(|| build_pair_table(Rule::CaroExact)),
+];
+
+/// The black/white ternary pair table of a game rule (built on first use; not valid for caro).
+pub fn pair_table3(rule: Rule) -> &'static PairTable {
+    &PAIR_TABLES[rule as usize]
 }

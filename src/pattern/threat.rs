@@ -144,8 +144,8 @@ pub fn combine_threat(codes: [u8; 4], renju_black: bool) -> (Threat, bool) {
 /// Bit set in a threat-table entry when the renju double-three check is needed.
 pub const NEEDS_CHECK: u8 = 0x80;
 
-fn build_threat_table(renju_black: bool) -> Box<[u8]> {
-    (0..1u32 << 16)
+fn build_threat_table(renju_black: bool) -> Box<[u8; 1 << 16]> {
+    let t: Box<[u8]> = (0..1u32 << 16)
         .map(|i| {
             let codes = [0, 1, 2, 3].map(|d| ((i >> (4 * d)) & 0xF) as u8);
             if codes.iter().any(|&c| c > code::MULTI4) {
@@ -154,16 +154,38 @@ fn build_threat_table(renju_black: bool) -> Box<[u8]> {
             let (t, check) = combine_threat(codes, renju_black);
             t as u8 | if check { NEEDS_CHECK } else { 0 }
         })
-        .collect()
+        .collect();
+    t.try_into().expect("2^16 entries")
 }
 
-static THREAT_TABLES: [LazyLock<Box<[u8]>>; 2] = [
+static THREAT_TABLES: [LazyLock<Box<[u8; 1 << 16]>>; 2] = [
     LazyLock::new(|| build_threat_table(false)),
     LazyLock::new(|| build_threat_table(true)),
 ];
 
 /// Threat table indexed by four 4-bit line codes (direction d in bits 4d..4d+4); entry = `Threat as u8`,
 /// plus `NEEDS_CHECK` in the renju-black table.
-pub fn threat_table(renju_black: bool) -> &'static [u8] {
+pub fn threat_table(renju_black: bool) -> &'static [u8; 1 << 16] {
     &THREAT_TABLES[renju_black as usize]
+}
+
+fn build_threat_pair(renju: bool) -> Box<[u8; 1 << 17]> {
+    let mut t: Box<[u8; 1 << 17]> = vec![0u8; 1 << 17]
+        .into_boxed_slice()
+        .try_into()
+        .expect("2^17 entries");
+    t[..1 << 16].copy_from_slice(&threat_table(renju)[..]);
+    t[1 << 16..].copy_from_slice(&threat_table(false)[..]);
+    t
+}
+
+static THREAT_PAIRS: [LazyLock<Box<[u8; 1 << 17]>>; 2] = [
+    LazyLock::new(|| build_threat_pair(false)),
+    LazyLock::new(|| build_threat_pair(true)),
+];
+
+/// Black's threat table (renju-aware if `renju`) in the low half, white's in the high half: black's entry at
+/// the 16-bit code index, white's at `index | 0x10000`.
+pub fn threat_pair(renju: bool) -> &'static [u8; 1 << 17] {
+    &THREAT_PAIRS[renju as usize]
 }
