@@ -580,6 +580,7 @@ fn search_once(
     let mut last_best: Option<Pos> = None;
     let mut stable = 0u32;
     let mut prev_score: Option<i32> = None;
+    let mut prev_elapsed = Duration::ZERO;
     let mut on_iter = |info: &IterationInfo| -> Control {
         let elapsed = job.started.elapsed();
         if job.show_detail {
@@ -606,8 +607,11 @@ fn search_once(
             stable = 1;
             last_best = Some(info.best);
         }
+        let last_iteration = info.elapsed.saturating_sub(prev_elapsed);
+        prev_elapsed = info.elapsed;
         let progress = Progress {
             elapsed,
+            last_iteration,
             stable_iterations: stable,
             score: info.score,
             prev_score,

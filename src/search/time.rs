@@ -41,6 +41,9 @@ const MATCH_HARD_DIVISOR: i64 = 5;
 
 /// Once this share (per mille) of the hard limit is used, a new iteration is not started.
 const NO_NEW_ITERATION_PER_MILLE: i64 = 500;
+/// The next iteration is expected to take at least this many times as long as the last one; one
+/// that cannot finish before the hard deadline is not started (its work would be thrown away).
+const NEXT_ITERATION_GROWTH: u32 = 2;
 /// Best move unchanged for this many iterations counts as stable.
 const STABLE_ITERATIONS: u32 = 3;
 /// Soft-time scale (per mille) when the best move is stable: answer earlier.
@@ -145,6 +148,8 @@ pub fn plan(clock: &Clock, ply: usize) -> Plan {
 pub struct Progress {
     /// Time since the move started.
     pub elapsed: Duration,
+    /// How long the iteration that just finished took.
+    pub last_iteration: Duration,
     /// Iterations in a row (this one included) that ended with the same best move.
     pub stable_iterations: u32,
     /// Score of this iteration (side to move's view).
@@ -165,6 +170,12 @@ pub fn should_stop(plan: &Plan, p: &Progress) -> bool {
     let hard = plan.hard.as_millis().min(i64::MAX as u128) as i64;
     let soft = plan.soft.as_millis().min(i64::MAX as u128) as i64;
     if elapsed >= per_mille(hard, NO_NEW_ITERATION_PER_MILLE) {
+        return true;
+    }
+    if p.elapsed
+        .saturating_add(p.last_iteration.saturating_mul(NEXT_ITERATION_GROWTH))
+        > plan.hard
+    {
         return true;
     }
     let falling = matches!(p.prev_score, Some(prev) if p.score < prev.saturating_sub(SCORE_DROP));
@@ -222,6 +233,7 @@ mod tests {
             &p,
             &Progress {
                 elapsed: Duration::ZERO,
+                last_iteration: Duration::ZERO,
                 stable_iterations: 1,
                 score: 0,
                 prev_score: None,
@@ -314,6 +326,7 @@ mod tests {
     fn progress(elapsed: i64, stable: u32, score: i32, prev: Option<i32>) -> Progress {
         Progress {
             elapsed: Duration::from_millis(elapsed as u64),
+            last_iteration: Duration::from_millis(1),
             stable_iterations: stable,
             score,
             prev_score: prev,
@@ -343,6 +356,20 @@ mod tests {
         let mut d = progress(1, 1, 0, None);
         d.decided = true;
         assert!(should_stop(&p, &d));
+    }
+
+    #[test]
+    fn an_iteration_that_cannot_finish_is_not_started() {
+        let p = Plan {
+            soft: Duration::from_millis(900),
+            hard: Duration::from_millis(1000),
+            instant: false,
+        };
+        let mut pr = progress(300, 1, 0, Some(0));
+        pr.last_iteration = Duration::from_millis(300);
+        assert!(!should_stop(&p, &pr));
+        pr.last_iteration = Duration::from_millis(400);
+        assert!(should_stop(&p, &pr));
     }
 
     #[test]
