@@ -18,6 +18,12 @@ use crate::search::params::DEFAULT_HASH_BYTES;
 use crate::search::time::{self, Clock, Plan, Progress};
 use crate::search::{score_is_loss, score_is_win, Control, IterationInfo, Limits, Searcher};
 
+/// Largest hash table `INFO hash_size` may ask for: an allocation the machine cannot give aborts
+/// the process (fuzz finding: `INFO hash_size 1073741824`, i.e. 1 TB, killed the brain at its
+/// first real search with a failed allocation, and `INFO hash_size 9223372036854775807` with a
+/// capacity overflow).
+pub const MAX_HASH_BYTES: usize = 2 << 30;
+
 /// `INFO max_memory` below this cannot be honoured (code, stacks and the board alone need a few
 /// MB); the brain still plays, with the smallest table, and reports the problem.
 pub const MIN_MEMORY_BYTES: i64 = 8 << 20;
@@ -68,7 +74,8 @@ impl Options {
         let want = match self.hash_kb {
             Some(kb) if kb > 0 => usize::try_from(kb)
                 .unwrap_or(usize::MAX)
-                .saturating_mul(1024),
+                .saturating_mul(1024)
+                .min(MAX_HASH_BYTES),
             _ => DEFAULT_HASH_BYTES,
         };
         if self.max_memory > 0 {
@@ -632,5 +639,26 @@ fn search_once(
         depth: r.depth,
         nodes: r.nodes,
         started: job.started,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (fuzz finding): any `hash_size` gives a table the machine can allocate, and
+    /// `max_memory` still caps it.
+    #[test]
+    fn hash_bytes_is_bounded() {
+        let mut o = Options::default();
+        assert_eq!(o.hash_bytes(), DEFAULT_HASH_BYTES);
+        for kb in [1 << 30, i64::MAX, 1 << 40] {
+            o.hash_kb = Some(kb);
+            assert_eq!(o.hash_bytes(), MAX_HASH_BYTES, "{kb}");
+        }
+        o.max_memory = 367_001_600;
+        assert_eq!(o.hash_bytes(), 367_001_600 / 2);
+        o.hash_kb = Some(1024);
+        assert_eq!(o.hash_bytes(), 1 << 20);
     }
 }
