@@ -149,6 +149,11 @@ impl Generator {
 
     /// One item.
     pub fn item(&mut self, h: &Hints) -> Item {
+        // Without a game most commands only meet "no game": start one more often than not.
+        if h.size.is_none() && self.chance(50) {
+            let n = *self.pick(&[15, 20, 15, 20, 5, 32]);
+            return Self::line(format!("START {n}"), Command::Start(n));
+        }
         let mut it = match self.rng.below(100) {
             0..=44 => self.game_command(h),
             45..=57 => self.info(),

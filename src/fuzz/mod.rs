@@ -4,15 +4,21 @@
 //!
 //! - [`gen`]: the input generator (commands, blocks, broken variants, invalid UTF-8, huge lines).
 //! - [`parser_target`]: target (a), the command parser.
+//! - [`session_target`]: target (b), the whole session (parser, session, engine, search) in
+//!   process, every answer checked by the reference [`model`].
+//! - [`pipe_target`]: target (c), the real binary over pipes (exit status, memory, hangs).
 //!
 //! Every case is made from one 64-bit seed, so a finding is reproduced by its seed; the exact bytes
 //! are also kept in the [`Finding`] (and written to a file by the runner) for the regression corpus
 //! in `fuzz-corpus/`.
 
 pub mod gen;
+pub mod model;
 pub mod parser_target;
+pub mod pipe_target;
+pub mod session_target;
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -57,8 +63,7 @@ pub fn case_seed(base: u64, i: u64) -> u64 {
     crate::manager::players::Rng::new(base ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64()
 }
 
-/// Parses a whole byte stream the way the brain's reader does: lines cut at `\n`, decoded
-/// lossily, fed to a fresh [`Parser`]. Lines longer than the reader's limit become one `Invalid`.
+/// Parses a whole byte stream the way the brain's reader does (see [`parse_line`]).
 pub fn reader_parse(input: &[u8]) -> Vec<Command> {
     let mut parser = Parser::new();
     let mut out = Vec::new();
@@ -68,10 +73,36 @@ pub fn reader_parse(input: &[u8]) -> Vec<Command> {
             Some(i) => (&rest[..i], &rest[i + 1..]),
             None => (rest, &rest[rest.len()..]),
         };
-        out.extend(parser.feed(&String::from_utf8_lossy(line)));
+        out.extend(parse_line(&mut parser, line));
         rest = next;
     }
     out
+}
+
+/// One raw input line as the brain's stdin reader turns it into commands: cut to the reader's
+/// bounded length (a longer line is one `Invalid`), decoded lossily, fed to `parser`.
+pub fn parse_line(parser: &mut Parser, raw: &[u8]) -> Vec<Command> {
+    let mut reader = std::io::BufReader::with_capacity(4096, raw.chain(&b"\n"[..]));
+    let mut buf = Vec::new();
+    match crate::protocol::read_line_bounded(&mut reader, &mut buf, crate::protocol::MAX_LINE_BYTES)
+    {
+        Ok((true, false)) => parser.feed(&String::from_utf8_lossy(&buf)),
+        Ok((true, true)) => vec![Command::Invalid("line too long".into())],
+        _ => Vec::new(),
+    }
+}
+
+/// Unique set size of a process (memory only it has touched: private clean + dirty pages, as
+/// GomocupJudge measures), from `/proc/<pid>/smaps_rollup`; None off Linux.
+pub fn proc_uss(pid: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    let mut kb = 0u64;
+    for l in text.lines() {
+        if l.starts_with("Private_Clean:") || l.starts_with("Private_Dirty:") {
+            kb += l.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+        }
+    }
+    Some(kb * 1024)
 }
 
 /// Which target a run drives.
@@ -79,6 +110,10 @@ pub fn reader_parse(input: &[u8]) -> Vec<Command> {
 pub enum Target {
     /// The command parser.
     Parser,
+    /// The session state machine in process.
+    Session,
+    /// The real binary over pipes.
+    Pipe,
 }
 
 impl Target {
@@ -86,6 +121,8 @@ impl Target {
     pub fn from_name(s: &str) -> Option<Target> {
         match s {
             "parser" => Some(Target::Parser),
+            "session" => Some(Target::Session),
+            "pipe" => Some(Target::Pipe),
             _ => None,
         }
     }
@@ -144,6 +181,13 @@ pub fn run_one(
 ) -> Result<(), Finding> {
     match target {
         Target::Parser => parser_target::run_case(seed, opts.items, opts.big, st),
+        Target::Session => session_target::run_case(seed, opts.items, opts.big, st),
+        Target::Pipe => {
+            let default =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/pbrain-pentad");
+            let bin = opts.binary.clone().unwrap_or(default);
+            pipe_target::run_case(&bin, seed, opts.items, opts.big, st)
+        }
     }
 }
 
@@ -164,6 +208,15 @@ pub fn run(opts: &RunOptions) -> Report {
             case_seed(opts.seed, i)
         };
         CURRENT_SEED.store(seed, Ordering::SeqCst);
+        if let Some(dir) = &opts.findings_dir {
+            // An abort that is no panic (e.g. a failed allocation) runs no hook: the seed of the
+            // case that was running is left here.
+            let _ = std::fs::create_dir_all(dir);
+            let _ = std::fs::write(
+                dir.join(format!("running-{:?}.seed", opts.target)),
+                format!("{seed:#x}\n"),
+            );
+        }
         i += 1;
         rep.executions += 1;
         if let Err(f) = run_one(opts.target, seed, opts, &mut rep.stats) {
@@ -197,6 +250,17 @@ pub fn run(opts: &RunOptions) -> Report {
         }
     }
     rep.elapsed = start.elapsed();
+    rep.extra = match opts.target {
+        Target::Parser => None,
+        Target::Session => Some(format!(
+            "slowest answer after STOP: {} ms",
+            session_target::MAX_STOP_LATENCY_US.load(Ordering::Relaxed) / 1000
+        )),
+        Target::Pipe => Some(format!(
+            "peak resident memory of a brain process: {} MB",
+            pipe_target::PEAK_BRAIN_RSS.load(Ordering::Relaxed) >> 20
+        )),
+    };
     rep.peak_rss = proc_status_bytes("self", "VmHWM");
     rep
 }
@@ -308,6 +372,26 @@ mod tests {
         assert_eq!(cmds.first(), Some(&Command::Start(15)));
         assert_eq!(cmds.last(), Some(&Command::Begin));
         parser_target::check_bounds(&cmds[1..2]).unwrap();
+    }
+
+    /// CI's short fuzzing of the whole session in process.
+    #[test]
+    fn session_fuzz_short() {
+        let mut o = opts(Target::Session, 60);
+        o.items = 30;
+        let rep = run(&o);
+        assert!(rep.findings.is_empty(), "{}", describe(&rep.findings));
+        assert_eq!(rep.stats.cases, 60);
+        assert!(rep.stats.moves > 40, "{:?}", rep.stats);
+    }
+
+    #[test]
+    fn corpus_through_the_session() {
+        for (name, bytes) in corpus() {
+            let mut st = CaseStats::default();
+            session_target::replay(&bytes, &mut st).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(st.checked > 0, "{name}");
+        }
     }
 
     #[test]
