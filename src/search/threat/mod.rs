@@ -171,6 +171,8 @@ impl ThreatSolver {
     /// Cheap VCF probe for the alpha-beta horizon (quiescence): no line, no stop flag, O(1) answer when the side
     /// to move has no four at all. Results are remembered in the table across calls.
     pub fn quick_vcf(&mut self, board: &mut Board, budget_nodes: u64) -> QuickVcf {
+        // The cheap answers below play no stone: `nodes()` must say 0 for them, not the previous call's count.
+        self.nodes = 0;
         let att = board.side_to_move();
         let def = att.opp();
         if board.winner().is_some() {
@@ -220,6 +222,7 @@ impl ThreatSolver {
         stop: &AtomicBool,
         mode: Mode,
     ) -> VcfOutcome {
+        self.nodes = 0;
         if board.winner().is_some() || board.is_full() {
             return VcfOutcome::NoWin;
         }

@@ -335,10 +335,17 @@ fn no_threat_no_win() {
         Color::Black,
     );
     assert_eq!(vcf(&mut b, 100_000, &never), VcfOutcome::NoWin);
-    assert_eq!(
-        ThreatSolver::new().quick_vcf(&mut b, 100_000),
-        QuickVcf::NoWin
-    );
+    // A solver that just searched reports 0 nodes for an O(1) answer.
+    let mut s = ThreatSolver::new();
+    let p = &puzzles()[0];
+    let mut won = setup(Rule::Freestyle, &p.black, &p.white, Color::Black);
+    assert!(matches!(
+        s.quick_vcf(&mut won, 100_000),
+        QuickVcf::Win { .. }
+    ));
+    assert!(s.nodes() > 0);
+    assert_eq!(s.quick_vcf(&mut b, 100_000), QuickVcf::NoWin);
+    assert_eq!(s.nodes(), 0);
 }
 
 #[test]
