@@ -196,8 +196,13 @@ impl Session {
         let answer = player.ask(&self.board, &self.settings, &mut |m| {
             messages.push(m.to_string())
         });
-        for m in messages {
-            writeln!(out, "  brain: {m}")?;
+        // Brains send a MESSAGE per search iteration: the last one is the summary worth showing.
+        if let Some(m) = messages
+            .iter()
+            .rev()
+            .find(|m| m.to_ascii_uppercase().starts_with("MESSAGE"))
+        {
+            writeln!(out, "  {}: {}", self.engine.name, m[7..].trim())?;
         }
         let ((x, y), ms) = match answer {
             Ok(a) => a,
@@ -346,6 +351,7 @@ pub fn play_session(
         }
         out.flush()?;
         let mut line = String::new();
+        let asked = std::time::Instant::now();
         if input.read_line(&mut line)? == 0 {
             writeln!(out)?;
             break;
@@ -402,7 +408,7 @@ pub fn play_session(
                     }
                 }
                 s.board.play(p);
-                s.times.push(0);
+                s.times.push(asked.elapsed().as_millis() as u64);
                 s.check_end(out)?;
             }
         }
