@@ -79,6 +79,14 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         Some(a) => a.parse()?,
         None => 200,
     };
+    // The first board of a rule builds that rule's tables (lazily, once per process).
+    let t0 = Instant::now();
+    Board::new(15, 15, rule)?;
+    println!(
+        "board bench rule {}: first Board::new (table build) {:.1} ms",
+        rule.gomocup_code(),
+        t0.elapsed().as_secs_f64() * 1e3
+    );
     let mut boards = positions(rule, 32);
     let moves: Vec<Vec<_>> = boards.iter().map(|b| b.candidates().collect()).collect();
     let mut pairs = 0u64;
