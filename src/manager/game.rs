@@ -57,6 +57,22 @@ pub struct GameSettings {
     pub draw_after: usize,
 }
 
+impl Default for GameSettings {
+    /// 15x15 freestyle, 1 s per move, no match clock, Piskvork's 1 s tolerance, no memory limit, no early draw.
+    fn default() -> Self {
+        GameSettings {
+            width: 15,
+            height: 15,
+            rule: Rule::Freestyle,
+            turn_ms: 1000,
+            match_ms: 0,
+            tolerance_ms: 1000,
+            max_memory: 0,
+            draw_after: 0,
+        }
+    }
+}
+
 /// Why a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EndReason {

@@ -259,16 +259,7 @@ pub fn play_session(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let mut settings = GameSettings {
-        width: 15,
-        height: 15,
-        rule: parse_rule("0")?,
-        turn_ms: 1000,
-        match_ms: 0,
-        tolerance_ms: 1000,
-        max_memory: 0,
-        draw_after: 0,
-    };
+    let mut settings = GameSettings::default();
     let mut engine: Option<EngineSpec> = None;
     let mut human = Color::Black;
     let mut load: Option<String> = None;

@@ -236,14 +236,8 @@ fn take_value<'a>(args: &'a [String], i: &mut usize, opt: &str) -> anyhow::Resul
 /// Parses the arguments of `match`.
 pub fn parse_match_args(args: &[String]) -> anyhow::Result<MatchConfig> {
     let mut settings = GameSettings {
-        width: 15,
-        height: 15,
-        rule: parse_rule("0")?,
-        turn_ms: 1000,
-        match_ms: 0,
-        tolerance_ms: 1000,
-        max_memory: 367_001_600,
-        draw_after: 0,
+        max_memory: 367_001_600, // Gomocup's 350 MB
+        ..GameSettings::default()
     };
     let mut cfg = MatchConfig {
         engines: Vec::new(),
