@@ -8,6 +8,7 @@
 //! Incremental state (all restored by `undo` from a stack, never recomputed):
 //! - per cell and direction, a line key (see `crate::pattern`) updated by one add on the 40 cells around a
 //!   stone: two 16-bit ternary keys (black's and white's view) for every rule but caro, the 20-bit key for caro;
+//!   freestyle keys cover only ±4 and use compact weights (3^0..3^7), so its table's used part is 6.5 KB;
 //! - per empty cell, the four line codes per colour (a nibble per direction, which is directly the index of the
 //!   threat table) and the combined `Threat` per colour; per colour, counts of each threat class and the sum of
 //!   cell scores (`cell_score` itself is four small lookups on the cached codes);
@@ -33,8 +34,8 @@ pub use diagram::diagram_marks;
 
 use crate::eval::weights::PATTERN_SCORE;
 use crate::pattern::{
-    code, combine_threat, pair_table3, rule_table, threat_pair, LineRule, PairTable, Pattern,
-    Threat, KEY_COUNT, NEEDS_CHECK, POW3,
+    code, combine_threat, compact_freestyle_table, pair_table3, rule_table, threat_pair, LineRule,
+    PairTable, Pattern, Threat, KEY_COUNT, NEEDS_CHECK, POW3, POW3_COMPACT,
 };
 use std::fmt;
 
@@ -347,6 +348,8 @@ pub struct Board {
     ternary: bool,
     /// Key change of a stone of colour c at key slot i.
     delta: [[u32; 10]; 2],
+    /// Ternary weight of each key slot (`POW3`, or `POW3_COMPACT` in freestyle).
+    pow: [u32; 10],
     /// Ternary class tables, black's and white's halves (ternary mode).
     pt: &'static PairTable,
     /// Merged 2-bit table (caro).
@@ -387,6 +390,7 @@ impl Clone for Board {
             offs: self.offs,
             ternary: self.ternary,
             delta: self.delta,
+            pow: self.pow,
             pt: self.pt,
             table: self.table,
             tt: self.tt,
@@ -428,7 +432,12 @@ impl Board {
         debug_assert!((height + 2 * PAD) * stride + 2 * PAD <= CELLS);
         let ternary = !matches!(rule, Rule::Caro | Rule::CaroExact);
         let mut delta = [[0u32; 10]; 2];
-        for (i, pow) in POW3.iter().enumerate() {
+        let pow3 = if rule == Rule::Freestyle {
+            POW3_COMPACT
+        } else {
+            POW3
+        };
+        for (i, pow) in pow3.iter().enumerate() {
             delta[0][i] = if ternary {
                 pow | ((2 * pow) << 16)
             } else {
@@ -449,7 +458,14 @@ impl Board {
             offs: [1, stride, stride + 1, stride - 1],
             ternary,
             delta,
-            pt: if ternary { pair_table3(rule) } else { &NO_PAIR },
+            pow: pow3,
+            pt: if rule == Rule::Freestyle {
+                compact_freestyle_table()
+            } else if ternary {
+                pair_table3(rule)
+            } else {
+                &NO_PAIR
+            },
             table: if ternary {
                 &NO_TABLE
             } else {
@@ -885,8 +901,13 @@ impl Board {
                             break 'cell;
                         }
                         let e = if TERNARY {
-                            pt[(key & 0xFFFF) as usize] as u32
-                                | (pt[((key >> 16) | 0x10000) as usize] as u32) << 16
+                            // Both colours share one table half unless the rules differ (renju).
+                            let wi = if RENJU {
+                                (key >> 16) | 0x10000
+                            } else {
+                                key >> 16
+                            };
+                            pt[(key & 0xFFFF) as usize] as u32 | (pt[wi as usize] as u32) << 16
                         } else {
                             let e = table[key as usize & (KEY_COUNT - 1)] as u32;
                             (e & 0xF) | (e >> 4) << 16
@@ -901,7 +922,11 @@ impl Board {
                             - PAIR_SCORE[((old | old >> 12) & 0xFF) as usize];
                         let tbf = tt[(pats & 0xFFFF) as usize];
                         let tb = tbf & !NEEDS_CHECK;
-                        let tw = tt[((pats >> 16) | 0x10000) as usize];
+                        let tw = tt[if RENJU {
+                            ((pats >> 16) | 0x10000) as usize
+                        } else {
+                            (pats >> 16) as usize
+                        }];
                         counts[0][(cc.tb() & 15) as usize] -= 1;
                         counts[0][(tb & 15) as usize] += 1;
                         counts[1][(cc.tw() & 15) as usize] -= 1;
@@ -1006,7 +1031,7 @@ impl Board {
                     1 => self.delta[0][slot],
                     2 => self.delta[1][slot],
                     // A wall: an opponent for both views (ternary), code 3 (2-bit).
-                    _ if self.ternary => (2 * POW3[slot]) | (2 * POW3[slot]) << 16,
+                    _ if self.ternary => (2 * self.pow[slot]) | (2 * self.pow[slot]) << 16,
                     _ => 3 << (2 * slot),
                 };
             }
@@ -1040,7 +1065,7 @@ impl Board {
                 if self.cells[q] != EMPTY {
                     continue;
                 }
-                let nk = keys[d] + POW3[slot_of(k)];
+                let nk = keys[d] + self.pow[slot_of(k)];
                 if self.pt[nk as usize] == code::FLEX4 && !self.forbidden_raw(q) {
                     real += 1;
                     break;

@@ -4,7 +4,8 @@
 use super::bench::Rng;
 use super::*;
 use crate::pattern::{
-    brute_class, class_table, class_table3, decode3, decode_key, KEY3_COUNT, KEY_COUNT,
+    brute_class, class_table, class_table3, decode3, decode_key, COMPACT_COUNT, KEY3_COUNT,
+    KEY_COUNT,
 };
 
 /// Board from a diagram plus the position of each mark letter.
@@ -531,6 +532,18 @@ fn tables_match_brute_force() {
     for key in 0..KEY3_COUNT as u32 {
         let inner = key - key % 3 - (key / 19683) * 19683;
         assert_eq!(t[key as usize], t[inner as usize], "freestyle key {key}");
+    }
+    // The compact freestyle table (8 inner slots, weights 3^0..3^7), both halves, against the scanner.
+    let c = compact_freestyle_table();
+    for key in 0..COMPACT_COUNT as u32 {
+        let mut cells = decode3(3 * key);
+        let want = brute_class(&mut cells, LineRule::Freestyle);
+        assert_eq!(c[key as usize], want, "compact freestyle key {key}");
+        assert_eq!(
+            c[key as usize | 1 << 16],
+            want,
+            "compact freestyle key {key}"
+        );
     }
     for rule in [LineRule::Caro, LineRule::CaroExact] {
         let t = class_table(rule);

@@ -29,8 +29,8 @@ mod threat;
 
 pub use line::{brute_class, decode as decode_key, LineRule};
 pub use table::{
-    class_table, class_table3, decode3, pair_table3, rule_table, swap_colors, PairTable, RuleTable,
-    KEY3_COUNT, KEY_COUNT, POW3,
+    class_table, class_table3, compact_freestyle_table, decode3, pair_table3, rule_table,
+    swap_colors, PairTable, RuleTable, COMPACT_COUNT, KEY3_COUNT, KEY_COUNT, POW3, POW3_COMPACT,
 };
 pub use threat::{combine_threat, threat_pair, threat_table, Threat, NEEDS_CHECK};
 
