@@ -34,8 +34,9 @@ pub use diagram::diagram_marks;
 
 use crate::eval::weights::PATTERN_SCORE;
 use crate::pattern::{
-    code, combine_threat, compact_freestyle_table, pair_table3, rule_table, threat_pair, LineRule,
-    PairTable, Pattern, Threat, KEY_COUNT, NEEDS_CHECK, POW3, POW3_COMPACT,
+    code, combine_threat, compact_freestyle_table, nibble_threat, pair_table3, rule_table,
+    threat_nibbles, threat_pair, LineRule, PairTable, Pattern, Threat, KEY_COUNT, NEEDS_CHECK,
+    POW3, POW3_COMPACT,
 };
 use std::fmt;
 
@@ -266,7 +267,7 @@ struct Slot {
 const EMPTY_BIT: u64 = 1 << 49;
 
 /// A cell's cache as it was before the current ply changed it, with the cell index in bits 52..63.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Saved(u64);
 
 impl Saved {
@@ -283,6 +284,50 @@ impl Saved {
     #[inline]
     fn cache(self) -> CellCache {
         CellCache(self.0 & ((1 << 52) - 1))
+    }
+}
+
+/// A stack in a preallocated buffer: the hot path writes `buf[len]` with a local copy of `len` (one bounds
+/// check, no capacity check or length store per push, unlike `Vec::push`); `reserve` grows it off the hot path.
+#[derive(Clone, Debug)]
+struct Stack<T> {
+    buf: Box<[T]>,
+    len: usize,
+}
+
+impl<T: Copy + Default> Stack<T> {
+    fn new() -> Stack<T> {
+        Stack {
+            buf: Box::new([]),
+            len: 0,
+        }
+    }
+
+    /// Makes room for at least `n` more entries (allocates only if the buffer is too small).
+    #[inline]
+    fn reserve(&mut self, n: usize) {
+        if self.len + n > self.buf.len() {
+            self.grow(self.len + n);
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, want: usize) {
+        let mut v = self.buf.to_vec();
+        v.resize(want.max(2 * self.buf.len()), T::default());
+        self.buf = v.into_boxed_slice();
+    }
+
+    #[inline]
+    fn push(&mut self, v: T) {
+        self.reserve(1);
+        self.buf[self.len] = v;
+        self.len += 1;
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[T] {
+        &self.buf[..self.len]
     }
 }
 
@@ -356,6 +401,8 @@ pub struct Board {
     table: &'static [u8; KEY_COUNT],
     /// Threat tables, black's and white's halves.
     tt: &'static [u8; 1 << 17],
+    /// Non-renju threat table, two entries per byte (renju reads `tt`).
+    tt4: &'static [u8; 1 << 15],
     cells: Box<[u8; CELLS]>,
     /// x | y << 8 of each padded index (avoids a division per move).
     coord: Box<[u16; CELLS]>,
@@ -369,9 +416,9 @@ pub struct Board {
     dt: [u64; CELLS / 64],
     moves: Vec<Pos>,
     plies: Vec<Ply>,
-    saved: Vec<Saved>,
+    saved: Stack<Saved>,
     /// Candidate rows as they were before each move (2 * range + 1 per move, clipped rows too).
-    cand_saved: Vec<u64>,
+    cand_saved: Stack<u64>,
     counts: [[u16; 16]; 2],
     sums: [i32; 2],
     zhash: u64,
@@ -394,6 +441,7 @@ impl Clone for Board {
             pt: self.pt,
             table: self.table,
             tt: self.tt,
+            tt4: self.tt4,
             cells: self.cells.clone(),
             coord: self.coord.clone(),
             slots: self.slots.clone(),
@@ -472,6 +520,7 @@ impl Board {
                 &rule_table(rule).entries
             },
             tt: threat_pair(rule == Rule::Renju),
+            tt4: threat_nibbles(),
             cells: boxed(WALL),
             coord: boxed(0),
             slots: boxed(Slot::default()),
@@ -480,8 +529,8 @@ impl Board {
             dt: [0; CELLS / 64],
             moves: Vec::new(),
             plies: Vec::new(),
-            saved: Vec::new(),
-            cand_saved: Vec::new(),
+            saved: Stack::new(),
+            cand_saved: Stack::new(),
             counts: [[0; 16]; 2],
             sums: [0; 2],
             zhash: 0,
@@ -506,10 +555,10 @@ impl Board {
         self.plies.reserve(n.saturating_sub(self.plies.len()));
         // 41 cells per move at most, plus renju re-judged cells (rarely more than a few).
         let want = n * 48;
-        self.saved.reserve(want.saturating_sub(self.saved.len()));
+        self.saved.reserve(want.saturating_sub(self.saved.len));
         let want = n * (2 * MAX_CANDIDATE_RANGE + 1);
         self.cand_saved
-            .reserve(want.saturating_sub(self.cand_saved.len()));
+            .reserve(want.saturating_sub(self.cand_saved.len));
     }
 
     /// Padded index of board coordinates (must be on the board).
@@ -710,7 +759,7 @@ impl Board {
         }
         // Replay the candidate history under the new range so undo keeps restoring exact rows.
         self.range = range;
-        self.cand_saved.clear();
+        self.cand_saved.len = 0;
         self.cand_rows.iter_mut().for_each(|r| *r = 0);
         self.stone_rows.iter_mut().for_each(|r| *r = 0);
         for i in 0..self.moves.len() {
@@ -776,12 +825,13 @@ impl Board {
             self.remove_keys::<5>(s, c);
         }
         let start = ply.saved_start as usize;
+        let saved = &self.saved.buf[start..self.saved.len];
         if !self.renju {
-            for e in &self.saved[start..] {
+            for e in saved {
                 self.slots[e.pos()].cache = e.cache();
             }
         }
-        for e in self.saved[start..].iter().filter(|_| self.renju) {
+        for e in saved.iter().filter(|_| self.renju) {
             let pos = e.pos();
             let cache = e.cache();
             if (self.slots[pos].cache.flag() | cache.flag()) != 0 {
@@ -794,7 +844,7 @@ impl Board {
             }
             self.slots[pos].cache = cache;
         }
-        self.saved.truncate(start);
+        self.saved.len = start;
         self.counts = ply.counts;
         self.sums = ply.sums;
         self.winner = ply.winner;
@@ -821,7 +871,7 @@ impl Board {
         self.plies.push(Ply {
             counts: self.counts,
             sums: self.sums,
-            saved_start: self.saved.len() as u32,
+            saved_start: self.saved.len as u32,
             winner: self.winner,
         });
         self.moves.push(s as Pos);
@@ -829,6 +879,8 @@ impl Board {
 
         // The placed cell leaves the empty-cell aggregates.
         let old = self.slots[s].cache;
+        // Room for this cell and the 40 on its lines (renju re-judging pushes check for themselves).
+        self.saved.reserve(41);
         self.saved.push(Saved::new(s, old));
         self.counts[0][(old.tb() & 15) as usize] -= 1;
         self.counts[1][(old.tw() & 15) as usize] -= 1;
@@ -879,8 +931,10 @@ impl Board {
         let pt = self.pt;
         let table = self.table;
         let tt = self.tt;
+        let tt4 = self.tt4;
         let slots = &mut *self.slots;
-        let saved = &mut self.saved;
+        let saved = &mut *self.saved.buf;
+        let mut sp = self.saved.len;
         let counts = &mut self.counts;
         let dt = &mut self.dt;
         let mut score = 0i64;
@@ -916,17 +970,23 @@ impl Board {
                         if old == e {
                             break 'cell;
                         }
-                        saved.push(Saved::new(p, cc));
+                        saved[sp] = Saved::new(p, cc);
+                        sp += 1;
                         let pats = (cc.pats() & !(0x000F_000F << sh)) | (e << sh);
                         score += PAIR_SCORE[((e | e >> 12) & 0xFF) as usize]
                             - PAIR_SCORE[((old | old >> 12) & 0xFF) as usize];
-                        let tbf = tt[(pats & 0xFFFF) as usize];
-                        let tb = tbf & !NEEDS_CHECK;
-                        let tw = tt[if RENJU {
-                            ((pats >> 16) | 0x10000) as usize
+                        let (tbf, tw) = if RENJU {
+                            (
+                                tt[(pats & 0xFFFF) as usize],
+                                tt[((pats >> 16) | 0x10000) as usize],
+                            )
                         } else {
-                            (pats >> 16) as usize
-                        }];
+                            (
+                                nibble_threat(tt4, pats & 0xFFFF),
+                                nibble_threat(tt4, pats >> 16),
+                            )
+                        };
+                        let tb = tbf & !NEEDS_CHECK;
                         counts[0][(cc.tb() & 15) as usize] -= 1;
                         counts[0][(tb & 15) as usize] += 1;
                         counts[1][(cc.tw() & 15) as usize] -= 1;
@@ -963,6 +1023,7 @@ impl Board {
                 cell!(s + 5 * off, delta[0]);
             }
         }
+        self.saved.len = sp;
         let (db, dw) = unpack_scores(score);
         self.sums[0] += db;
         self.sums[1] += dw;
@@ -984,7 +1045,7 @@ impl Board {
                 };
                 let cc = self.slots[p].cache;
                 if cc.tb() != t {
-                    if !self.saved[start..].iter().any(|e| e.pos() == p) {
+                    if !self.saved.as_slice()[start..].iter().any(|e| e.pos() == p) {
                         self.saved.push(Saved::new(p, cc));
                     }
                     self.slots[p].cache = cc.with_tb(t);
@@ -1177,10 +1238,14 @@ impl Board {
         let span = self.span(x);
         let lo = y.saturating_sub(self.range);
         let hi = (y + self.range).min(self.height - 1);
+        self.cand_saved.reserve(2 * MAX_CANDIDATE_RANGE + 1);
+        let mut sp = self.cand_saved.len;
         for row in &mut self.cand_rows[lo..=hi] {
-            self.cand_saved.push(*row);
+            self.cand_saved.buf[sp] = *row;
+            sp += 1;
             *row |= span;
         }
+        self.cand_saved.len = sp;
         self.stone_rows[y] |= 1 << x;
     }
 
@@ -1191,9 +1256,10 @@ impl Board {
         let (x, y) = (c & 0xFF, c >> 8);
         let lo = y.saturating_sub(self.range);
         let hi = (y + self.range).min(self.height - 1);
-        for row in self.cand_rows[lo..=hi].iter_mut().rev() {
-            *row = self.cand_saved.pop().unwrap_or(0);
-        }
+        let n = hi + 1 - lo;
+        let sp = self.cand_saved.len - n;
+        self.cand_rows[lo..=hi].copy_from_slice(&self.cand_saved.buf[sp..sp + n]);
+        self.cand_saved.len = sp;
         self.stone_rows[y] &= !(1 << x);
     }
 
@@ -1254,7 +1320,7 @@ impl Board {
         assert_eq!(self.cand_rows, cand, "candidate rows");
         assert_eq!(self.stone_rows, stone_rows, "stone rows");
         assert_eq!(
-            self.cand_saved.len(),
+            self.cand_saved.len,
             self.moves
                 .iter()
                 .map(|&m| {

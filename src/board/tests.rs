@@ -4,8 +4,8 @@
 use super::bench::Rng;
 use super::*;
 use crate::pattern::{
-    brute_class, class_table, class_table3, decode3, decode_key, COMPACT_COUNT, KEY3_COUNT,
-    KEY_COUNT,
+    brute_class, class_table, class_table3, decode3, decode_key, threat_table, COMPACT_COUNT,
+    KEY3_COUNT, KEY_COUNT,
 };
 
 /// Board from a diagram plus the position of each mark letter.
@@ -532,6 +532,15 @@ fn tables_match_brute_force() {
     for key in 0..KEY3_COUNT as u32 {
         let inner = key - key % 3 - (key / 19683) * 19683;
         assert_eq!(t[key as usize], t[inner as usize], "freestyle key {key}");
+    }
+    // The nibble-packed threat table equals the byte table.
+    let (full, packed) = (threat_table(false), threat_nibbles());
+    for i in 0..1u32 << 16 {
+        assert_eq!(
+            nibble_threat(packed, i),
+            full[i as usize],
+            "threat index {i:04x}"
+        );
     }
     // The compact freestyle table (8 inner slots, weights 3^0..3^7), both halves, against the scanner.
     let c = compact_freestyle_table();

@@ -32,7 +32,9 @@ pub use table::{
     class_table, class_table3, compact_freestyle_table, decode3, pair_table3, rule_table,
     swap_colors, PairTable, RuleTable, COMPACT_COUNT, KEY3_COUNT, KEY_COUNT, POW3, POW3_COMPACT,
 };
-pub use threat::{combine_threat, threat_pair, threat_table, Threat, NEEDS_CHECK};
+pub use threat::{
+    combine_threat, nibble_threat, threat_nibbles, threat_pair, threat_table, Threat, NEEDS_CHECK,
+};
 
 /// Line class of one direction through an empty cell for one colour (ascending strength).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

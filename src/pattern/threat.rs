@@ -189,3 +189,30 @@ static THREAT_PAIRS: [LazyLock<Box<[u8; 1 << 17]>>; 2] = [
 pub fn threat_pair(renju: bool) -> &'static [u8; 1 << 17] {
     &THREAT_PAIRS[renju as usize]
 }
+
+fn build_threat_nibbles() -> Box<[u8; 1 << 15]> {
+    let full = threat_table(false);
+    let mut t: Box<[u8; 1 << 15]> = vec![0u8; 1 << 15]
+        .into_boxed_slice()
+        .try_into()
+        .expect("2^15 entries");
+    for (i, &e) in full.iter().enumerate() {
+        t[i >> 1] |= (e & 0xF) << ((i & 1) * 4);
+    }
+    t
+}
+
+static THREAT_NIBBLES: LazyLock<Box<[u8; 1 << 15]>> = LazyLock::new(build_threat_nibbles);
+
+/// The non-renju threat table (`threat_table(false)`, classes fit in four bits) packed two entries per
+/// byte: entry `i` is `(t[i >> 1] >> ((i & 1) * 4)) & 0xF`. Half the cache lines of the byte table, which
+/// measured faster in the move update (the byte table was the main source of L1 misses).
+pub fn threat_nibbles() -> &'static [u8; 1 << 15] {
+    &THREAT_NIBBLES
+}
+
+/// Entry `i` (a 16-bit code index) of a `threat_nibbles` table.
+#[inline(always)]
+pub fn nibble_threat(t: &[u8; 1 << 15], i: u32) -> u8 {
+    (t[(i as usize >> 1) & ((1 << 15) - 1)] >> ((i & 1) << 2)) & 0xF
+}
