@@ -419,6 +419,8 @@ pub struct Board {
     saved: Stack<Saved>,
     /// Candidate rows as they were before each move (2 * range + 1 per move, clipped rows too).
     cand_saved: Stack<u64>,
+    /// Hypothetical black stones of the renju forbidden-point recursion (innermost last; empty between calls).
+    hyp: Vec<usize>,
     counts: [[u16; 16]; 2],
     sums: [i32; 2],
     zhash: u64,
@@ -452,6 +454,7 @@ impl Clone for Board {
             plies: self.plies.clone(),
             saved: self.saved.clone(),
             cand_saved: self.cand_saved.clone(),
+            hyp: Vec::with_capacity(64),
             counts: self.counts,
             sums: self.sums,
             zhash: self.zhash,
@@ -531,6 +534,7 @@ impl Board {
             plies: Vec::new(),
             saved: Stack::new(),
             cand_saved: Stack::new(),
+            hyp: Vec::with_capacity(64),
             counts: [[0; 16]; 2],
             sums: [0; 2],
             zhash: 0,
@@ -1100,12 +1104,47 @@ impl Board {
         key
     }
 
-    /// Exact renju test: is the empty cell `p` forbidden for black? Reads only the stones (plus the tables),
-    /// so it can recurse on hypothetical stones: a three is real only if some point that turns it into a
-    /// straight four is itself not forbidden once `p` is played.
+    /// Exact renju test: is the empty cell `p` forbidden for black? Recurses on hypothetical black stones
+    /// (a three is real only if some point that turns it into a straight four is itself not forbidden once
+    /// `p` is played). Line keys come from the maintained slot keys plus the hypothetical stones, which
+    /// measured much faster than rescanning the cells (`forbidden_scan`, checked equal in the invariants).
     fn forbidden_raw(&mut self, p: usize) -> bool {
+        self.forbidden_with::<true>(p)
+    }
+
+    /// `forbidden_raw` reading every line key from the cells (the reference for the invariant check).
+    fn forbidden_scan(&mut self, p: usize) -> bool {
+        self.forbidden_with::<false>(p)
+    }
+
+    /// Black's view of the line key of direction `d` at the empty cell `q`: the slot key plus the
+    /// hypothetical black stones of the renju recursion that lie on that line within reach.
+    fn hyp_key(&self, q: usize, d: usize) -> u32 {
+        let off = self.offs[d] as isize;
+        let mut key = self.slots[q].keys[d] & 0xFFFF;
+        for &h in &self.hyp {
+            // Index differences along a line are unique for |k| <= 5: the stride exceeds the board width + 4.
+            let diff = h as isize - q as isize;
+            if diff % off == 0 {
+                let k = diff / off;
+                if k != 0 && k.abs() <= 5 {
+                    key += self.pow[slot_of(k)];
+                }
+            }
+        }
+        key
+    }
+
+    /// See `forbidden_raw`; `CACHED`: keys from `hyp_key`, else from the cells.
+    fn forbidden_with<const CACHED: bool>(&mut self, p: usize) -> bool {
         // Renju keys are ternary: black's view is the low half.
-        let keys = [0, 1, 2, 3].map(|d| self.raw_key(p, d) & 0xFFFF);
+        let keys = [0, 1, 2, 3].map(|d| {
+            if CACHED {
+                self.hyp_key(p, d)
+            } else {
+                self.raw_key(p, d) & 0xFFFF
+            }
+        });
         let codes = keys.map(|k| self.pt[k as usize]);
         let (t, check) = combine_threat(codes, true);
         if t == Threat::Forbidden {
@@ -1115,6 +1154,9 @@ impl Board {
             return false;
         }
         self.cells[p] = Color::Black.cell();
+        if CACHED {
+            self.hyp.push(p);
+        }
         let mut real = 0;
         for d in 0..4 {
             if codes[d] != code::FLEX3 {
@@ -1127,7 +1169,7 @@ impl Board {
                     continue;
                 }
                 let nk = keys[d] + self.pow[slot_of(k)];
-                if self.pt[nk as usize] == code::FLEX4 && !self.forbidden_raw(q) {
+                if self.pt[nk as usize] == code::FLEX4 && !self.forbidden_with::<CACHED>(q) {
                     real += 1;
                     break;
                 }
@@ -1135,6 +1177,9 @@ impl Board {
             if real >= 2 {
                 break;
             }
+        }
+        if CACHED {
+            self.hyp.pop();
         }
         self.cells[p] = EMPTY;
         real >= 2
@@ -1298,6 +1343,14 @@ impl Board {
                 continue;
             }
             let c = b.compute_cell(p);
+            if self.renju {
+                assert_eq!(
+                    b.forbidden_raw(p),
+                    b.forbidden_scan(p),
+                    "forbidden from slot keys vs from cells at {:?}",
+                    self.xy(p as Pos)
+                );
+            }
             assert_eq!(
                 self.slots[p].cache,
                 c,
