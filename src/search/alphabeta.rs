@@ -9,8 +9,10 @@ use crate::pattern::Threat;
 
 use super::movepick::{generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
 use super::params::{
-    EVAL_LIMIT, HISTORY_MAX, INF, LMR_MIN_DEPTH, LMR_MIN_MOVES, MAX_PLY, POLL_NODES, WIN,
+    EVAL_LIMIT, HISTORY_MAX, INF, LMR_MIN_DEPTH, LMR_MIN_MOVES, MAX_PLY, POLL_NODES, QS_VCF_NODES,
+    WIN,
 };
+use super::threat::{QuickVcf, ThreatSolver};
 use super::tt::{Bound, Tt};
 
 /// Score for the side to move when it makes five with its next stone at `ply` (the five lands on ply + 1).
@@ -59,6 +61,8 @@ pub struct Worker<'a> {
     pub board: Board,
     /// Shared transposition table.
     pub tt: &'a Tt,
+    /// VCF solver used as the quiescence search at the horizon.
+    pub solver: &'a mut ThreatSolver,
     /// External stop request.
     pub stop: &'a AtomicBool,
     /// Hard deadline.
@@ -92,6 +96,7 @@ impl<'a> Worker<'a> {
     pub fn new(
         board: Board,
         tt: &'a Tt,
+        solver: &'a mut ThreatSolver,
         stop: &'a AtomicBool,
         history: Vec<i32>,
         stride: usize,
@@ -105,6 +110,7 @@ impl<'a> Worker<'a> {
         Worker {
             board,
             tt,
+            solver,
             stop,
             deadline: None,
             max_nodes: u64::MAX,
@@ -217,6 +223,17 @@ impl<'a> Worker<'a> {
         None
     }
 
+    /// Horizon value: a proven VCF win for the side to move if the solver finds one within its small budget,
+    /// else the static evaluation.
+    fn quiesce(&mut self, ply: usize) -> i32 {
+        let r = self.solver.quick_vcf(&mut self.board, QS_VCF_NODES);
+        self.nodes += self.solver.nodes();
+        match r {
+            QuickVcf::Win { plies, .. } => win_in(ply + plies as usize),
+            QuickVcf::NoWin | QuickVcf::Unknown => evaluate(&self.board),
+        }
+    }
+
     /// Fail-soft negamax with principal-variation search. Returns a score for the side to move.
     pub fn negamax(
         &mut self,
@@ -253,9 +270,10 @@ impl<'a> Worker<'a> {
         let me = self.board.side_to_move();
         let op = me.opp();
         let forced = self.board.threat_count(op, Threat::Five) > 0;
-        // 5. Horizon: static evaluation, except that forced blocks are searched (they extend the line for free).
+        // 5. Horizon: a VCF probe (quiescence), then the static evaluation. Forced blocks are searched instead
+        //    (they extend the line for free).
         if depth <= 0 && !forced {
-            return evaluate(&self.board);
+            return self.quiesce(ply);
         }
         // 6. Transposition table.
         let key = self.board.hash();

@@ -22,8 +22,9 @@ use alphabeta::{win_in, RootMove, Worker};
 use movepick::{allowed, generate, OrderInfo};
 use params::{
     ASPIRATION_DELTA, ASPIRATION_MIN_DEPTH, DEFAULT_HASH_BYTES, INF, MAX_DEPTH, MAX_PLY,
-    MIN_HASH_BYTES, WIN,
+    MIN_HASH_BYTES, ROOT_THREAT_NODES_PER_MS, ROOT_VCF_NODES, ROOT_VCT_NODES, WIN,
 };
+use threat::{ThreatSolver, VcfOutcome};
 use tt::Tt;
 
 /// Limits of one search. `Default` means no limits at all (the caller must then stop it through the flag).
@@ -111,6 +112,8 @@ pub struct Searcher {
     history: Vec<i32>,
     /// Row length the history was built for.
     stride: usize,
+    /// Threat solver for the root and the horizon (built on the first search; its proof table persists).
+    solver: Option<ThreatSolver>,
 }
 
 impl Default for Searcher {
@@ -127,6 +130,7 @@ impl Searcher {
             threads: 1,
             history: Vec::new(),
             stride: 0,
+            solver: None,
         }
     }
 
@@ -140,9 +144,12 @@ impl Searcher {
         self.threads = n.max(1);
     }
 
-    /// Forgets everything learned: table, history.
+    /// Forgets everything learned: table, history, threat proofs.
     pub fn new_game(&mut self) {
         self.tt.clear();
+        if let Some(s) = self.solver.as_mut() {
+            s.clear();
+        }
         self.history.clear();
         self.stride = 0;
     }
@@ -197,11 +204,60 @@ impl Searcher {
                 pv: vec![first],
             };
         }
-        // 2. The table and one worker.
+        // 2. Threat solvers at the root: a proven win is played at once.
+        let solver = self.solver.get_or_insert_with(ThreatSolver::new);
+        let mut root_board = board.clone();
+        let mut threat_nodes = 0;
+        let root_budget = |nodes: u64| {
+            match limits.hard_deadline {
+                Some(d) => {
+                    let ms = d.saturating_duration_since(Instant::now()).as_millis() as u64;
+                    nodes.min(ms.saturating_mul(ROOT_THREAT_NODES_PER_MS))
+                }
+                None => nodes,
+            }
+            .min(limits.max_nodes.unwrap_or(u64::MAX) / 2)
+        };
+        for (vct, budget) in [(false, ROOT_VCF_NODES), (true, ROOT_VCT_NODES)] {
+            let budget = root_budget(budget);
+            if budget == 0 {
+                break;
+            }
+            let outcome = if vct {
+                solver.vct(&mut root_board, budget, stop)
+            } else {
+                solver.vcf(&mut root_board, budget, stop)
+            };
+            threat_nodes += solver.nodes();
+            if let VcfOutcome::Win(line) = outcome {
+                if let Some(&first) = line.first().filter(|p| roots.iter().any(|r| r.pos == **p)) {
+                    let score = win_in(line.len().max(1));
+                    let info = IterationInfo {
+                        depth: line.len() as i32,
+                        score,
+                        best: first,
+                        nodes: threat_nodes,
+                        elapsed: start.elapsed(),
+                        pv: line.clone(),
+                        best_changes: 0,
+                    };
+                    on_iter(&info);
+                    return SearchResult {
+                        best: Some(first),
+                        score,
+                        depth: line.len() as i32,
+                        nodes: threat_nodes,
+                        pv: line,
+                    };
+                }
+            }
+        }
+        // 3. The table and one worker.
         self.tt.ensure_allocated();
         self.tt.new_search();
         let history = std::mem::take(&mut self.history);
-        let mut w = Worker::new(board.clone(), &self.tt, stop, history, stride);
+        let mut w = Worker::new(root_board, &self.tt, solver, stop, history, stride);
+        w.nodes = threat_nodes;
         w.deadline = limits.hard_deadline;
         w.max_nodes = limits.max_nodes.unwrap_or(u64::MAX);
         let max_depth = limits.max_depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
@@ -212,7 +268,7 @@ impl Searcher {
             nodes: 0,
             pv: vec![first],
         };
-        // 3. Iterative deepening with aspiration windows.
+        // 4. Iterative deepening with aspiration windows.
         let mut prev_score = 0;
         for depth in 1..=max_depth {
             let mut changes = 0;
