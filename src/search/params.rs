@@ -23,14 +23,15 @@ pub const DEFAULT_HASH_BYTES: usize = 128 << 20;
 pub const MIN_HASH_BYTES: usize = 1 << 16;
 
 /// Node budget of the VCF probe at each horizon node (quiescence); most probes end at once (no four at all).
-pub const QS_VCF_NODES: u64 = 1_000;
+/// 1000 cost a ply of depth and lost at 100 ms/move; 100 won (40-game screens against search-v1).
+pub const QS_VCF_NODES: u64 = 100;
 /// Node budget of the VCF search at the root, before iterative deepening.
 pub const ROOT_VCF_NODES: u64 = 200_000;
 /// Node budget of the VCT search at the root (threes and fours), before iterative deepening.
-pub const ROOT_VCT_NODES: u64 = 50_000;
-/// With a deadline, the root threat searches get at most this many nodes per millisecond left (a quarter of a
-/// conservative solver speed), so a short move time is not spent in them.
-pub const ROOT_THREAT_NODES_PER_MS: u64 = 250;
+pub const ROOT_VCT_NODES: u64 = 20_000;
+/// With a deadline, the root threat searches get at most this many nodes per millisecond left: the VCT runs at
+/// about 450 nodes/ms here, so this is ~10% of the time left (250/ms ate a 100 ms turn and lost badly).
+pub const ROOT_THREAT_NODES_PER_MS: u64 = 40;
 
 /// First iteration that uses an aspiration window (shallower ones are cheap and scores jump around).
 pub const ASPIRATION_MIN_DEPTH: i32 = 5;
