@@ -226,7 +226,8 @@ impl<'a> Worker<'a> {
     /// Horizon value: a proven VCF win for the side to move if the solver finds one within its small budget,
     /// else the static evaluation.
     fn quiesce(&mut self, ply: usize) -> i32 {
-        let r = self.solver.quick_vcf(&mut self.board, QS_VCF_NODES);
+        let budget = QS_VCF_NODES.min(self.max_nodes.saturating_sub(self.nodes));
+        let r = self.solver.quick_vcf(&mut self.board, budget);
         self.nodes += self.solver.nodes();
         match r {
             QuickVcf::Win { plies, .. } => win_in(ply + plies as usize),
