@@ -9,8 +9,8 @@ use crate::pattern::Threat;
 
 use super::movepick::{generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
 use super::params::{
-    EVAL_LIMIT, HISTORY_MAX, INF, LMR_MIN_DEPTH, LMR_MIN_MOVES, MAX_PLY, POLL_NODES, QS_VCF_NODES,
-    WIN,
+    EVAL_LIMIT, HISTORY_MAX, INF, LMP_BASE, LMP_MAX_DEPTH, LMP_SCALE, LMR_MIN_DEPTH, LMR_MIN_MOVES,
+    MAX_PLY, POLL_NODES, QS_VCF_NODES, WIN,
 };
 use super::threat::{QuickVcf, ThreatSolver};
 use super::tt::{Bound, Tt};
@@ -306,7 +306,7 @@ impl<'a> Worker<'a> {
                 killers: self.killers[ply],
                 history: &self.history[hist_start..hist_start + self.stride],
             };
-            generate(&self.board, &info, &mut moves)
+            generate(&mut self.board, &info, &mut moves)
         };
         if moves.is_empty() {
             // Nothing legal that helps (e.g. renju black whose only block is forbidden): lost next move, or a draw
@@ -332,6 +332,17 @@ impl<'a> Worker<'a> {
         while i < moves.len() {
             let mv = pick(&mut moves, i);
             let quiet = kind == GenKind::All && !makes_four(self.board.threat(mv, me));
+            // Late-move pruning: near the horizon, quiet moves far down the ordering are not searched once a
+            // move that does not lose outright has been found.
+            if quiet
+                && !pv_node
+                && depth <= LMP_MAX_DEPTH
+                && i >= LMP_BASE + LMP_SCALE * (depth * depth) as usize
+                && best > -(WIN - MAX_PLY as i32)
+            {
+                i += 1;
+                continue;
+            }
             self.board.play(mv);
             let score = if i == 0 {
                 -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node)

@@ -372,7 +372,7 @@ impl Searcher {
                         .unwrap_or(&[]),
                 };
                 let mut moves = Vec::new();
-                generate(board, &info, &mut moves);
+                generate(&mut board.clone(), &info, &mut moves);
                 moves.sort_by(|a, b| b.score.cmp(&a.score).then(a.pos.cmp(&b.pos)));
                 out.extend(moves.iter().map(|m| m.pos).filter(|&p| keep(p)));
             }

@@ -59,7 +59,7 @@ pub struct OrderInfo<'a> {
 
 /// Fills `out` with the moves of the side to move in `board` and says which kind of list it is.
 /// The side to move is assumed to have no five of its own (the caller wins at once in that case).
-pub fn generate(board: &Board, info: &OrderInfo<'_>, out: &mut Vec<ScoredMove>) -> GenKind {
+pub fn generate(board: &mut Board, info: &OrderInfo<'_>, out: &mut Vec<ScoredMove>) -> GenKind {
     out.clear();
     let me = board.side_to_move();
     let op = me.opp();
@@ -90,6 +90,8 @@ pub fn generate(board: &Board, info: &OrderInfo<'_>, out: &mut Vec<ScoredMove>) 
         return GenKind::BlockFive;
     }
     if board.threat_count(op, Threat::Flex4) > 0 {
+        // Cheap superset first (our fours, the opponent's four points), then keep only our fours and the points
+        // that really leave the opponent without an open-four point (played and checked).
         for p in board.candidates() {
             let mine = board.threat(p, me);
             if (makes_four(mine) || makes_four(board.threat(p, op)))
@@ -102,6 +104,15 @@ pub fn generate(board: &Board, info: &OrderInfo<'_>, out: &mut Vec<ScoredMove>) 
                 });
             }
         }
+        out.retain(|m| {
+            if makes_four(board.threat(m.pos, me)) {
+                return true;
+            }
+            board.play(m.pos);
+            let defends = board.threat_count(op, Threat::Flex4) == 0;
+            board.undo();
+            defends
+        });
         return GenKind::DefendThree;
     }
     for p in board.candidates() {

@@ -43,6 +43,13 @@ pub const LMR_MIN_MOVES: usize = 3;
 /// Late-move reductions need at least this much remaining depth.
 pub const LMR_MIN_DEPTH: i32 = 3;
 
+/// Late-move pruning: only at this remaining depth or less.
+pub const LMP_MAX_DEPTH: i32 = 4;
+/// Late-move pruning: quiet moves searched at least, before the depth term.
+pub const LMP_BASE: usize = 4;
+/// Late-move pruning: extra quiet moves per depth squared.
+pub const LMP_SCALE: usize = 2;
+
 /// Move ordering: the hash move comes first.
 pub const ORDER_HASH_MOVE: i32 = 1 << 30;
 /// Move ordering: the first killer move.
