@@ -19,6 +19,6 @@ pub const EVAL_OPP_POTENTIAL: i64 = 4;
 pub const EVAL_DIVISOR: i64 = 4;
 /// Bonus per empty cell where the side to move has each class of `eval::EVAL_THREATS`
 /// (Block3, DoubleFlex2, Block3Plus, Flex3, Flex3Plus, DoubleFlex3, Block4, Block4Plus, Block4Flex3).
-pub const EVAL_THREAT_OWN: [i32; 9] = [0; 9];
+pub const EVAL_THREAT_OWN: [i32; 9] = [0, 20, 30, 0, 60, 400, 0, 100, 800];
 /// Malus per empty cell where the opponent has each class of `eval::EVAL_THREATS`.
-pub const EVAL_THREAT_OPP: [i32; 9] = [0; 9];
+pub const EVAL_THREAT_OPP: [i32; 9] = [0, 10, 20, 0, 40, 200, 0, 60, 400];
