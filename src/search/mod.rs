@@ -306,6 +306,18 @@ impl Searcher {
                 }
             };
             if w.aborted {
+                // A root move proven better than the last finished iteration's best before the stop came is
+                // still the better move: play it (its score is a lower bound at this depth).
+                if changes > 0 && roots[0].score > -INF {
+                    let pv = w.root_pv();
+                    result.best = Some(roots[0].pos);
+                    result.score = roots[0].score;
+                    result.pv = if pv.first() == Some(&roots[0].pos) {
+                        pv
+                    } else {
+                        vec![roots[0].pos]
+                    };
+                }
                 break;
             }
             prev_score = score;

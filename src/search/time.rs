@@ -28,10 +28,6 @@ const MARGIN_MAX_MS: i64 = 1_000;
 /// For `timeout_turn 0` ("as fast as possible"): the whole answer must come this fast.
 const INSTANT_HARD_MS: i64 = 10;
 
-/// Soft target as a share of the hard turn limit (per mille): iterations grow several-fold, so an
-/// iteration started after this point would rarely finish before the hard deadline.
-const SOFT_PER_MILLE_OF_HARD: i64 = 400;
-
 /// Moves we expect still to play when splitting the match clock: a long game is ~40 moves each.
 const MOVES_TO_GO_MAX: i64 = 30;
 /// Never plan for fewer moves than this: the game may go on longer than it looks.
@@ -133,9 +129,9 @@ pub fn plan(clock: &Clock, ply: usize) -> Plan {
         (None, None) => DEFAULT_TURN_MS.saturating_sub(margin_ms(DEFAULT_TURN_MS)),
     };
     let hard_ms = hard_ms.max(1);
-    let soft_ms = per_mille(hard_ms, SOFT_PER_MILLE_OF_HARD)
-        .min(match_soft.unwrap_or(i64::MAX))
-        .min(hard_ms);
+    // Time saved on a move is only worth something when a match clock keeps it for later moves: under a turn
+    // limit alone the whole turn is used (bounded by the no-new-iteration rules of `should_stop`).
+    let soft_ms = match_soft.unwrap_or(hard_ms).min(hard_ms);
     Plan {
         soft: dur(soft_ms),
         hard: dur(hard_ms),
@@ -221,6 +217,30 @@ mod tests {
         assert_eq!(ms(plan(&turn(300), 0).hard), 240);
         // 100 ms per move: 30 ms margin.
         assert_eq!(ms(plan(&turn(100), 0).hard), 70);
+    }
+
+    #[test]
+    fn a_turn_limit_alone_is_used_whole() {
+        // Nothing is saved for later without a match clock: the soft target is the hard limit.
+        let p = plan(&turn(1000), 10);
+        assert_eq!(p.soft, p.hard);
+        // A match clock with plenty left does not shorten the turn either.
+        let c = Clock {
+            turn_ms: Some(100),
+            match_ms: Some(10_000),
+            time_left_ms: Some(10_000),
+            used_ms: 0,
+        };
+        assert_eq!(plan(&c, 0).soft, plan(&c, 0).hard);
+        // A tight match clock does.
+        let c = Clock {
+            turn_ms: Some(30_000),
+            match_ms: Some(180_000),
+            time_left_ms: Some(60_000),
+            used_ms: 0,
+        };
+        let p = plan(&c, 20);
+        assert!(p.soft < p.hard, "{p:?}");
     }
 
     #[test]
