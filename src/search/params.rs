@@ -65,3 +65,13 @@ pub const HISTORY_DIVISOR: i32 = 16;
 pub const BENCH_DEPTH: i32 = 6;
 /// `pbrain-pentad bench`: table size per position (fresh table each time).
 pub const BENCH_HASH_BYTES: usize = 16 << 20;
+
+/// Threat solver: slots in the proof table of a `ThreatSolver::new` (2^16 slots × 16 bytes = 1 MiB).
+pub const THREAT_TABLE_BITS: u32 = 16;
+/// Threat solver: slots in the proof table built by the one-shot `threat::vcf` and `threat::vct` (4 MiB).
+pub const ROOT_TABLE_BITS: u32 = 18;
+/// Threat solver: deepest VCT iteration, in attacker threat moves outside the VCF tails (each VCT node also tries
+/// a full VCF).
+pub const MAX_VCT_DEPTH: u8 = 10;
+/// Threat solver: initial capacity of the move stack; it only grows to a high-water mark, never per node.
+pub const THREAT_STACK_CAPACITY: usize = 1 << 14;

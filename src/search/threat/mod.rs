@@ -26,18 +26,11 @@ use crate::pattern::{Pattern, Threat};
 use std::sync::atomic::{AtomicBool, Ordering};
 use table::{ProofTable, Stored};
 
-/// Slots in the proof table of a [`ThreatSolver::new`] (2^16 slots × 16 bytes = 1 MiB).
-pub const THREAT_TABLE_BITS: u32 = 16;
-/// Slots in the proof table built by the one-shot [`vcf`] and [`vct`] functions (2^18 × 16 bytes = 4 MiB).
-pub const ROOT_TABLE_BITS: u32 = 18;
-/// Deepest VCT iteration: attacker threat moves outside the VCF tails (each VCT node also tries a full VCF).
-pub const MAX_VCT_DEPTH: u8 = 10;
-/// Nodes between two polls of the stop flag.
-const POLL_NODES: u64 = 1024;
+pub use super::params::{MAX_VCT_DEPTH, ROOT_TABLE_BITS, THREAT_TABLE_BITS};
+use super::params::{POLL_NODES, THREAT_STACK_CAPACITY};
+
 /// Depth stored for a VCF node and for a failure that no extra depth would change.
 const ANY_DEPTH: u8 = u8::MAX;
-/// Initial capacity of the move stack; it only grows to a high-water mark, never per node.
-const STACK_CAPACITY: usize = 1 << 14;
 
 /// Result of a threat search for the side to move.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,7 +124,7 @@ impl ThreatSolver {
     pub fn with_table_bits(bits: u32) -> ThreatSolver {
         ThreatSolver {
             table: ProofTable::new(bits.clamp(4, 28)),
-            stack: Vec::with_capacity(STACK_CAPACITY),
+            stack: Vec::with_capacity(THREAT_STACK_CAPACITY),
             nodes: 0,
             total_nodes: 0,
             budget: 0,
@@ -333,17 +326,47 @@ impl ThreatSolver {
         if !legal(board, f, att) {
             return R::Fail(false);
         }
-        let ok = self.play(board, stop, f);
-        let r = if ok {
+        let r = self.then_def(board, stop, f, mode, depth);
+        let r = add_ply(r);
+        if self.ply == 0 && matches!(r, R::Win(_)) {
+            self.root_move = Some(f);
+        }
+        r
+    }
+
+    /// Plays the attacker's `m`, judges the defender's node, takes `m` back.
+    fn then_def(
+        &mut self,
+        board: &mut Board,
+        stop: &AtomicBool,
+        m: Pos,
+        mode: Mode,
+        depth: u8,
+    ) -> R {
+        let r = if self.play(board, stop, m) {
             self.def(board, stop, mode, depth)
         } else {
             R::Abort
         };
         self.undo(board);
-        let r = add_ply(r);
-        if self.ply == 0 && matches!(r, R::Win(_)) {
-            self.root_move = Some(f);
-        }
+        r
+    }
+
+    /// Plays the defender's `m`, judges the attacker's node, takes `m` back.
+    fn then_att(
+        &mut self,
+        board: &mut Board,
+        stop: &AtomicBool,
+        m: Pos,
+        mode: Mode,
+        depth: u8,
+    ) -> R {
+        let r = if self.play(board, stop, m) {
+            self.att(board, stop, mode, depth)
+        } else {
+            R::Abort
+        };
+        self.undo(board);
         r
     }
 
@@ -378,13 +401,7 @@ impl ThreatSolver {
         let mut result = None;
         for i in base..self.stack.len() {
             let m = unpack_move(self.stack[i]);
-            let ok = self.play(board, stop, m);
-            let r = if ok {
-                self.def(board, stop, mode, child_depth)
-            } else {
-                R::Abort
-            };
-            self.undo(board);
+            let r = self.then_def(board, stop, m, mode, child_depth);
             match r {
                 R::Win(k) => {
                     if self.ply == 0 {
@@ -440,13 +457,7 @@ impl ThreatSolver {
         let mut result = None;
         for i in base..self.stack.len() {
             let o = unpack_move(self.stack[i]);
-            let ok = self.play(board, stop, o);
-            let r = if ok {
-                self.att(board, stop, mode, depth)
-            } else {
-                R::Abort
-            };
-            self.undo(board);
+            let r = self.then_att(board, stop, o, mode, depth);
             match r {
                 R::Win(k) => longest = longest.max(k),
                 other => {
@@ -651,13 +662,7 @@ impl ThreatSolver {
                 let mut found = None;
                 for i in base..self.stack.len() {
                     let m = unpack_move(self.stack[i]);
-                    let ok = self.play(board, stop, m);
-                    let r = if ok {
-                        self.def(board, stop, mode, depth)
-                    } else {
-                        R::Abort
-                    };
-                    self.undo(board);
+                    let r = self.then_def(board, stop, m, mode, depth);
                     if matches!(r, R::Win(_)) {
                         found = Some(m);
                     }
@@ -693,13 +698,7 @@ impl ThreatSolver {
             let mut best: Option<(u16, Pos)> = None;
             for i in base..self.stack.len() {
                 let o = unpack_move(self.stack[i]);
-                let ok = self.play(board, stop, o);
-                let r = if ok {
-                    self.att(board, stop, mode, depth)
-                } else {
-                    R::Abort
-                };
-                self.undo(board);
+                let r = self.then_att(board, stop, o, mode, depth);
                 match r {
                     R::Win(k) if best.is_none_or(|(bk, _)| k > bk) => best = Some((k, o)),
                     R::Win(_) => {}
