@@ -8,14 +8,15 @@
 # aside so rebuilding during the match is safe. Defaults: H0 0 Elo, H1 5 Elo, alpha = beta = 0.05, pentanomial,
 # freestyle 15x15, 100 ms per move, the balanced freestyle-15 suite (shuffled, each opening twice with colours
 # swapped), at most 20000 games, one game at a time, under `nice`. Override with the environment:
-#   TC=ms  GAMES=n  CONCURRENCY=n  RULE=0|1|4|8|9  OPENINGS=file  SIZE=15  SEED=n
+#   TC=ms  GAMES=n  CONCURRENCY=n  RULE=0|1|4|8|9  OPENINGS=file  SIZE=15  SEED=n  ELO0=0  ELO1=5
+# (ELO1=20 decides a large gain in a few hundred games; keep 5 for small changes.)
 # Extra arguments go to `pbrain-pentad match` (e.g. --draw-after 200, --log, --out DIR).
 # The last lines printed are the summary; "Result line:" is the one to put in the commit message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ $# -lt 1 ]; then
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 old_arg=$1
@@ -27,6 +28,8 @@ CONCURRENCY=${CONCURRENCY:-1}
 RULE=${RULE:-0}
 SIZE=${SIZE:-15}
 SEED=${SEED:-$(date +%s)}
+ELO0=${ELO0:-0}
+ELO1=${ELO1:-5}
 case "$RULE" in
     1) default_openings=openings/standard-15.txt ;;
     4) default_openings=openings/renju-15.txt ;;
@@ -62,7 +65,7 @@ cp target/release/pbrain-pentad "$work/pbrain-pentad-new"
 nice -n 10 "$work/pbrain-pentad-new" match \
     --rule "$RULE" --size "$SIZE" --tc "$TC" --games "$GAMES" --concurrency "$CONCURRENCY" \
     --openings "$OPENINGS" --shuffle --seed "$SEED" \
-    --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 model=pentanomial \
+    --sprt elo0="$ELO0" elo1="$ELO1" alpha=0.05 beta=0.05 model=pentanomial \
     --out "matches/sprt-$(date +%Y%m%d-%H%M%S)" --quiet \
     "$@" \
     "new=$work/pbrain-pentad-new" "old=$work/pbrain-pentad-old"
