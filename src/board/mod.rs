@@ -8,7 +8,8 @@
 //! Incremental state (all restored by `undo` from a stack, never recomputed):
 //! - per cell and direction, a line key (see `crate::pattern`) updated by one add on the 40 cells around a
 //!   stone: two 16-bit ternary keys (black's and white's view) for every rule but caro, the 20-bit key for caro;
-//!   freestyle keys cover only ±4 and use compact weights (3^0..3^7), so its table's used part is 6.5 KB;
+//!   ternary keys are compact (`pattern::POW3_COMPACT`: the ±5 cells are one own-stone bit each), so a view's
+//!   table is 26 KB (6.5 KB in freestyle, whose keys cover only ±4);
 //! - per empty cell, the four line codes per colour (a nibble per direction, which is directly the index of the
 //!   threat table) and the combined `Threat` per colour; per colour, counts of each threat class and the sum of
 //!   cell scores (`cell_score` itself is four small lookups on the cached codes);
@@ -34,9 +35,8 @@ pub use diagram::diagram_marks;
 
 use crate::eval::weights::PATTERN_SCORE;
 use crate::pattern::{
-    code, combine_threat, compact_freestyle_table, nibble_threat, pair_table3, rule_table,
-    threat_nibbles, threat_pair, LineRule, PairTable, Pattern, Threat, KEY_COUNT, NEEDS_CHECK,
-    POW3, POW3_COMPACT,
+    code, combine_threat, compact_pair_table, nibble_threat, rule_table, threat_nibbles,
+    threat_pair, LineRule, PairTable, Pattern, Threat, KEY_COUNT, NEEDS_CHECK, POW3_COMPACT,
 };
 use std::fmt;
 
@@ -394,7 +394,9 @@ pub struct Board {
     ternary: bool,
     /// Key change of a stone of colour c at key slot i.
     delta: [[u32; 10]; 2],
-    /// Ternary weight of each key slot (`POW3`, or `POW3_COMPACT` in freestyle).
+    /// Key contribution of a wall cell at key slot i.
+    wall: [u32; 10],
+    /// Black's-view weight of a black stone at each key slot (`POW3_COMPACT`; renju forbidden checks).
     pow: [u32; 10],
     /// Ternary class tables, black's and white's halves (ternary mode).
     pt: &'static PairTable,
@@ -440,6 +442,7 @@ impl Clone for Board {
             offs: self.offs,
             ternary: self.ternary,
             delta: self.delta,
+            wall: self.wall,
             pow: self.pow,
             pt: self.pt,
             table: self.table,
@@ -484,21 +487,20 @@ impl Board {
         debug_assert!((height + 2 * PAD) * stride + 2 * PAD <= CELLS);
         let ternary = !matches!(rule, Rule::Caro | Rule::CaroExact);
         let mut delta = [[0u32; 10]; 2];
-        let pow3 = if rule == Rule::Freestyle {
-            POW3_COMPACT
-        } else {
-            POW3
-        };
-        for (i, pow) in pow3.iter().enumerate() {
-            delta[0][i] = if ternary {
-                pow | ((2 * pow) << 16)
+        let mut wall = [0u32; 10];
+        for (i, &pow) in POW3_COMPACT.iter().enumerate() {
+            // Compact keys: the outer slots (0 and 9) count only an own stone (see `POW3_COMPACT`).
+            let outer = i == 0 || i == 9;
+            (delta[0][i], delta[1][i], wall[i]) = if !ternary {
+                (1 << (2 * i), 2 << (2 * i), 3 << (2 * i))
+            } else if outer {
+                (pow, pow << 16, 0)
             } else {
-                1 << (2 * i)
-            };
-            delta[1][i] = if ternary {
-                (2 * pow) | (pow << 16)
-            } else {
-                2 << (2 * i)
+                (
+                    pow | ((2 * pow) << 16),
+                    (2 * pow) | (pow << 16),
+                    (2 * pow) | ((2 * pow) << 16),
+                )
             };
         }
         let mut b = Board {
@@ -510,11 +512,10 @@ impl Board {
             offs: [1, stride, stride + 1, stride - 1],
             ternary,
             delta,
-            pow: pow3,
-            pt: if rule == Rule::Freestyle {
-                compact_freestyle_table()
-            } else if ternary {
-                pair_table3(rule)
+            wall,
+            pow: POW3_COMPACT,
+            pt: if ternary {
+                compact_pair_table(rule)
             } else {
                 &NO_PAIR
             },
@@ -980,11 +981,10 @@ impl Board {
                         let pats = (cc.pats() & !(0x000F_000F << sh)) | (e << sh);
                         score += PAIR_SCORE[((e | e >> 12) & 0xFF) as usize]
                             - PAIR_SCORE[((old | old >> 12) & 0xFF) as usize];
+                        // Renju: black's entries carry the double-three flag (byte table); white's
+                        // classes are the non-renju ones (nibble table).
                         let (tbf, tw) = if RENJU {
-                            (
-                                tt[(pats & 0xFFFF) as usize],
-                                tt[((pats >> 16) | 0x10000) as usize],
-                            )
+                            (tt[(pats & 0xFFFF) as usize], nibble_threat(tt4, pats >> 16))
                         } else {
                             (
                                 nibble_threat(tt4, pats & 0xFFFF),
@@ -1097,8 +1097,7 @@ impl Board {
                     1 => self.delta[0][slot],
                     2 => self.delta[1][slot],
                     // A wall: an opponent for both views (ternary), code 3 (2-bit).
-                    _ if self.ternary => (2 * self.pow[slot]) | (2 * self.pow[slot]) << 16,
-                    _ => 3 << (2 * slot),
+                    _ => self.wall[slot],
                 };
             }
         }

@@ -4,8 +4,8 @@
 use super::bench::Rng;
 use super::*;
 use crate::pattern::{
-    brute_class, class_table, class_table3, decode3, decode_key, threat_table, COMPACT_COUNT,
-    KEY3_COUNT, KEY_COUNT,
+    brute_class, class_table, class_table3, compact_pair_table, compact_to_full, decode3,
+    decode_key, threat_table, COMPACT_COUNT, COMPACT_INNER, KEY3_COUNT, KEY_COUNT,
 };
 
 /// Board from a diagram plus the position of each mark letter.
@@ -542,17 +542,36 @@ fn tables_match_brute_force() {
             "threat index {i:04x}"
         );
     }
-    // The compact freestyle table (8 inner slots, weights 3^0..3^7), both halves, against the scanner.
-    let c = compact_freestyle_table();
-    for key in 0..COMPACT_COUNT as u32 {
-        let mut cells = decode3(3 * key);
-        let want = brute_class(&mut cells, LineRule::Freestyle);
-        assert_eq!(c[key as usize], want, "compact freestyle key {key}");
-        assert_eq!(
-            c[key as usize | 1 << 16],
-            want,
-            "compact freestyle key {key}"
-        );
+    // Compact keys lose nothing: a cell five away matters only as an own stone (an opponent stone or a wall
+    // there reads like an empty cell) for every non-caro line rule.
+    for rule in [LineRule::Freestyle, LineRule::Exact, LineRule::RenjuBlack] {
+        let t = class_table3(rule);
+        for key in 0..KEY3_COUNT as u32 {
+            let (lo, hi) = (key % 3, key / 19683);
+            let inner = (key - lo - hi * 19683) / 3;
+            let compact = inner + 6561 * ((lo == 1) as u32 + 2 * (hi == 1) as u32);
+            assert_eq!(
+                t[key as usize],
+                t[compact_to_full(compact) as usize],
+                "{rule:?} key {key}"
+            );
+        }
+    }
+    // The compact pair tables, both views, against the scanner.
+    for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju] {
+        let (lb, lw) = rule.line_rules();
+        let t = compact_pair_table(rule);
+        let n = if rule == Rule::Freestyle {
+            COMPACT_INNER
+        } else {
+            COMPACT_COUNT
+        };
+        for key in 0..n as u32 {
+            let full = compact_to_full(key);
+            let (b, w) = (t[key as usize], t[key as usize | 1 << 16]);
+            assert_eq!(b, brute_class(&mut decode3(full), lb), "{rule:?} {key}");
+            assert_eq!(w, brute_class(&mut decode3(full), lw), "{rule:?} {key}");
+        }
     }
     for rule in [LineRule::Caro, LineRule::CaroExact] {
         let t = class_table(rule);

@@ -29,8 +29,9 @@ mod threat;
 
 pub use line::{brute_class, decode as decode_key, LineRule};
 pub use table::{
-    class_table, class_table3, compact_freestyle_table, decode3, pair_table3, rule_table,
-    swap_colors, PairTable, RuleTable, COMPACT_COUNT, KEY3_COUNT, KEY_COUNT, POW3, POW3_COMPACT,
+    class_table, class_table3, compact_pair_table, compact_to_full, decode3, pair_table3,
+    rule_table, swap_colors, PairTable, RuleTable, COMPACT_COUNT, COMPACT_INNER, KEY3_COUNT,
+    KEY_COUNT, POW3, POW3_COMPACT,
 };
 pub use threat::{
     combine_threat, nibble_threat, threat_nibbles, threat_pair, threat_table, Threat, NEEDS_CHECK,

@@ -189,31 +189,56 @@ pub fn pair_table3(rule: Rule) -> &'static PairTable {
     &PAIR_TABLES[rule as usize]
 }
 
-/// Ternary weight of each key slot in a compact freestyle key: slots ±5 are never set (a freestyle five
-/// through a cell lies within ±4 and overlines count), so the eight inner slots weigh 3^0..3^7.
-pub const POW3_COMPACT: [u32; 10] = [0, 1, 3, 9, 27, 81, 243, 729, 2187, 0];
+/// Key weight of each slot in a compact key (one colour's view). The eight inner slots (offsets ±1..=±4) are
+/// ternary with weights 3^0..3^7. The two outer slots (±5) hold one bit each, set only by an own stone: every
+/// rule but caro reads a cell five away only to see whether an own stone there makes an overline, so an
+/// opponent stone or a wall there is the same as an empty cell (checked exhaustively by the board tests).
+/// Freestyle never sets the outer bits (its classes do not depend on cells five away).
+pub const POW3_COMPACT: [u32; 10] = [6561, 1, 3, 9, 27, 81, 243, 729, 2187, 13122];
 
-/// Number of compact freestyle keys (3^8).
-pub const COMPACT_COUNT: usize = 6561;
+/// Number of compact keys of one view (3^8 inner values times the two outer bits).
+pub const COMPACT_COUNT: usize = 4 * 6561;
 
-fn build_compact_freestyle() -> Box<PairTable> {
-    let full = class_table3(LineRule::Freestyle);
+/// Number of compact keys without outer bits (all that freestyle uses).
+pub const COMPACT_INNER: usize = 6561;
+
+/// The full ternary key (`POW3` weights) of a compact key, with not-own outer cells read as empty.
+pub fn compact_to_full(key: u32) -> u32 {
+    let inner = key % 6561;
+    let outer = key / 6561;
+    // Inner slot i weighs 3^i in a full key and 3^(i-1) in a compact one; an own stone is digit 1.
+    3 * inner + (outer & 1) + 19683 * (outer >> 1)
+}
+
+fn build_compact(rule: Rule) -> Box<PairTable> {
+    let (b, w) = rule.line_rules();
+    let (tb, tw) = (class_table3(b), class_table3(w));
     let mut t: Box<PairTable> = vec![0u8; 1 << 17]
         .into_boxed_slice()
         .try_into()
         .expect("2^17 entries");
-    // A full key with slots ±5 empty is three times the compact key (slot i weighs 3^i vs 3^(i-1)).
-    for k in 0..COMPACT_COUNT {
-        t[k] = full[3 * k];
-        t[k | 1 << 16] = full[3 * k];
+    for k in 0..COMPACT_COUNT as u32 {
+        let full = compact_to_full(k) as usize;
+        t[k as usize] = tb[full];
+        t[k as usize | 1 << 16] = tw[full];
     }
     t
 }
 
-static COMPACT_FREESTYLE: LazyLock<Box<PairTable>> = LazyLock::new(build_compact_freestyle);
+static COMPACT_TABLES: [LazyLock<Box<PairTable>>; 3] = [
+    LazyLock::new(|| build_compact(Rule::Freestyle)),
+    LazyLock::new(|| build_compact(Rule::Standard)),
+    LazyLock::new(|| build_compact(Rule::Renju)),
+];
 
-/// Freestyle pair table indexed by compact keys (`POW3_COMPACT` weights), same layout as `pair_table3`
-/// (both halves equal). Its used part is 6.5 KB instead of 2 × 59 KB, so it stays in L1 during search.
-pub fn compact_freestyle_table() -> &'static PairTable {
-    &COMPACT_FREESTYLE
+/// Pair table of a ternary game rule (freestyle, standard, renju) indexed by compact keys (`POW3_COMPACT`
+/// weights), same layout as `pair_table3`: black's class at `key`, white's at `key | 1 << 16`. Its used part
+/// is 26 KB per view (6.5 KB in freestyle) instead of 59 KB, so it stays in L1 during search.
+pub fn compact_pair_table(rule: Rule) -> &'static PairTable {
+    match rule {
+        Rule::Freestyle => &COMPACT_TABLES[0],
+        Rule::Standard => &COMPACT_TABLES[1],
+        Rule::Renju => &COMPACT_TABLES[2],
+        Rule::Caro | Rule::CaroExact => panic!("caro uses 2-bit keys"),
+    }
 }
