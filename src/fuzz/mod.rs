@@ -80,14 +80,14 @@ pub fn reader_parse(input: &[u8]) -> Vec<Command> {
 }
 
 /// One raw input line as the brain's stdin reader turns it into commands: cut to the reader's
-/// bounded length (a longer line is one `Invalid`), decoded lossily, fed to `parser`.
+/// bounded length (a longer line is one `Invalid`, or spoils the open block), decoded lossily, fed to `parser`.
 pub fn parse_line(parser: &mut Parser, raw: &[u8]) -> Vec<Command> {
     let mut reader = std::io::BufReader::with_capacity(4096, raw.chain(&b"\n"[..]));
     let mut buf = Vec::new();
     match crate::protocol::read_line_bounded(&mut reader, &mut buf, crate::protocol::MAX_LINE_BYTES)
     {
         Ok((true, false)) => parser.feed(&String::from_utf8_lossy(&buf)),
-        Ok((true, true)) => vec![Command::Invalid("line too long".into())],
+        Ok((true, true)) => parser.too_long(crate::protocol::MAX_LINE_BYTES),
         _ => Vec::new(),
     }
 }

@@ -116,7 +116,7 @@ pub fn run_case(seed: u64, items: usize, big: bool, st: &mut CaseStats) -> Resul
         all.extend(got);
     }
     // The same bytes through the brain's bounded line reader give the same commands (unless a
-    // line was longer than the reader keeps: then it becomes one `Invalid` there, by design).
+    // line was longer than the reader keeps: then it is thrown away there, by design).
     if long_line {
         st.cases += 1;
         return Ok(());

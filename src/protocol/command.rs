@@ -171,6 +171,20 @@ impl Parser {
         self.block.is_some()
     }
 
+    /// A line longer than the reader keeps (`max` bytes) was read and thrown away: outside a block it is an
+    /// invalid command at once; inside a block it spoils the block, which is then rejected at `DONE` (a
+    /// position with a line missing must not be played on).
+    pub fn too_long(&mut self, max: usize) -> Vec<Command> {
+        let problem = format!("line longer than {max} bytes ignored");
+        match self.block.as_mut() {
+            Some(block) => {
+                block.error.get_or_insert(problem);
+                Vec::new()
+            }
+            None => vec![Command::Invalid(problem)],
+        }
+    }
+
     /// Feeds one input line (with or without its line ending) and returns the finished commands:
     /// none (blank line, or a line inside a block), one, or two (an unterminated block that a
     /// command word interrupts is rejected, then the command itself).

@@ -65,9 +65,7 @@ pub fn read_commands(mut input: impl BufRead, tx: &Sender<Event>) {
         }
         let now = Instant::now();
         let commands = if truncated {
-            vec![Command::Invalid(format!(
-                "line longer than {MAX_LINE_BYTES} bytes ignored"
-            ))]
+            parser.too_long(MAX_LINE_BYTES)
         } else {
             let line = String::from_utf8_lossy(&buf);
             let was_in_block = parser.in_block();
@@ -136,7 +134,7 @@ pub fn parse_all(input: impl Read) -> Vec<Command> {
     let mut out = Vec::new();
     while let Ok((true, truncated)) = read_line_bounded(&mut r, &mut buf, MAX_LINE_BYTES) {
         if truncated {
-            out.push(Command::Invalid("line too long".into()));
+            out.extend(parser.too_long(MAX_LINE_BYTES));
         } else {
             out.extend(parser.feed(&String::from_utf8_lossy(&buf)));
         }
@@ -190,6 +188,21 @@ mod tests {
             (true, false)
         );
         assert_eq!(buf, b"ABOUT");
+    }
+
+    #[test]
+    fn a_too_long_line_spoils_its_block_only() {
+        let long = "7".repeat(MAX_LINE_BYTES + 10);
+        let input =
+            format!("START 15\nBOARD\n7,7,1\n{long}\n8,8,2\nDONE\n{long}\nBOARD\n7,7,1\nDONE\n");
+        let cmds = parse_all(input.as_bytes());
+        assert_eq!(cmds.len(), 4, "{:?}", &cmds);
+        assert_eq!(cmds[0], Command::Start(15));
+        // The block with the long line is rejected whole, at DONE.
+        assert!(matches!(&cmds[1], Command::Invalid(e) if e.contains("longer than")));
+        // A long line outside a block is one invalid command; the next block is fine.
+        assert!(matches!(&cmds[2], Command::Invalid(e) if e.contains("longer than")));
+        assert!(matches!(&cmds[3], Command::Board(v) if v.len() == 1));
     }
 
     #[test]
