@@ -145,11 +145,13 @@ impl Model {
                 self.info_pending = false;
             } else {
                 // Over pipes a STOP may or may not have been absorbed by a search: the report
-                // may come at any later command; tell it from the command's own ERROR.
+                // may come at any later command; tell it from the command's own ERROR. Every other
+                // command, silent ones (YXHASHCLEAR, YXBOARD) included, is executed and reports it.
                 let own_err =
                     self.expected_error(cmd) == Some(true) && !matches!(cmd, Command::Unknown(_));
                 let second_err = lines.get(1).is_some_and(|l| l.starts_with("ERROR "));
-                if first_err && !self.is_silent(cmd) && (!own_err || second_err) {
+                let may_be_absorbed = matches!(cmd, Command::Stop | Command::YxStop);
+                if first_err && !may_be_absorbed && (!own_err || second_err) {
                     used = 1;
                     self.info_pending = false;
                 }
