@@ -229,6 +229,11 @@ impl<'a> Worker<'a> {
         let budget = QS_VCF_NODES.min(self.max_nodes.saturating_sub(self.nodes));
         let r = self.solver.quick_vcf(&mut self.board, budget);
         self.nodes += self.solver.nodes();
+        // The probe may use up the node limit exactly: stop here, not one node later.
+        if self.nodes >= self.max_nodes {
+            self.aborted = true;
+            return 0;
+        }
         match r {
             QuickVcf::Win { plies, .. } => win_in(ply + plies as usize),
             QuickVcf::NoWin | QuickVcf::Unknown => evaluate(&self.board),
