@@ -174,6 +174,11 @@ static NO_TABLE: [u8; KEY_COUNT] = [0; KEY_COUNT];
 fn boxed<T: Clone + std::fmt::Debug, const N: usize>(v: T) -> Box<[T; N]> {
     vec![v; N].into_boxed_slice().try_into().expect("length N")
 }
+/// Length of the changed-cell scratch list: a power of two above the 40 cells on a move's lines, so that
+/// indices masked with `LIST_MASK` need no bounds checks.
+const LIST_LEN: usize = 64;
+/// Index mask for the changed-cell list.
+const LIST_MASK: usize = LIST_LEN - 1;
 /// Cell codes.
 const EMPTY: u8 = 0;
 const WALL: u8 = 3;
@@ -424,6 +429,8 @@ pub struct Board {
     cand_saved: Stack<u64>,
     /// Hypothetical black stones of the renju forbidden-point recursion (innermost last; empty between calls).
     hyp: Vec<usize>,
+    /// Scratch list of the cells a move changed (`update_lines`; meaningless between moves).
+    changed: [u64; LIST_LEN],
     counts: [[u16; 16]; 2],
     sums: [i32; 2],
     zhash: u64,
@@ -459,6 +466,7 @@ impl Clone for Board {
             saved: self.saved.clone(),
             cand_saved: self.cand_saved.clone(),
             hyp: Vec::with_capacity(64),
+            changed: [0; LIST_LEN],
             counts: self.counts,
             sums: self.sums,
             zhash: self.zhash,
@@ -537,6 +545,7 @@ impl Board {
             saved: Stack::new(),
             cand_saved: Stack::new(),
             hyp: Vec::with_capacity(64),
+            changed: [0; LIST_LEN],
             counts: [[0; 16]; 2],
             sums: [0; 2],
             zhash: 0,
@@ -927,6 +936,10 @@ impl Board {
     /// (not in freestyle, where a five through a cell lies within ±4 and overlines count, so the classes do
     /// not depend on them: freestyle keys leave slots ±5 empty).
     /// `RENJU`: maintain the double-three candidate set.
+    ///
+    /// Two passes: the first updates every key and lists the empty cells whose codes changed without a
+    /// branch per cell (whether a cell is empty is close to a coin toss, so a branch there mispredicts
+    /// often); the second refreshes just the listed cells in a small loop whose state stays in registers.
     #[inline(always)]
     fn update_lines<const TERNARY: bool, const RING5: bool, const RENJU: bool>(
         &mut self,
@@ -936,83 +949,43 @@ impl Board {
         let delta = self.delta[c];
         let pt = self.pt;
         let table = self.table;
-        let tt = self.tt;
-        let tt4 = self.tt4;
         let slots = &mut *self.slots;
-        let saved = &mut *self.saved.buf;
-        let mut sp = self.saved.len;
-        let counts = &mut self.counts;
-        let dt = &mut self.dt;
-        let mut score = 0i64;
+        let list = &mut self.changed;
+        let mut n = 0usize;
         let offs = self.offs;
-        for (d, &off) in offs.iter().enumerate() {
+        // Directions unrolled too, so that shifts and key offsets are constants.
+        macro_rules! direction {
+            ($d:literal) => {{
+            let d: usize = $d;
+            let off = offs[d];
             let sh = 4 * d;
-            // One cell: `p` on line `d`, whose key changes by `dk`.
-            // (A macro, not a closure: ten inlined copies per direction are what makes this fast.)
+            // One cell `p` on line `d`, whose key changes by `dk`: listed (`n` advances) iff it is empty
+            // and its codes changed. An entry is the cell | direction << 16 | new codes (in place) << 32.
+            // (A macro, not a closure: eight or ten inlined copies per direction.)
             macro_rules! cell {
-                ($p:expr, $dk:expr) => {
-                    'cell: {
-                        let p: usize = $p & MASK;
-                        let slot = &mut slots[p];
-                        let key = slot.keys[d] + $dk;
-                        slot.keys[d] = key;
-                        let cc = slot.cache;
-                        if cc.0 & EMPTY_BIT == 0 {
-                            break 'cell;
-                        }
-                        let e = if TERNARY {
-                            // Both colours share one table half unless the rules differ (renju).
-                            let wi = if RENJU {
-                                (key >> 16) | 0x10000
-                            } else {
-                                key >> 16
-                            };
-                            pt[(key & 0xFFFF) as usize] as u32 | (pt[wi as usize] as u32) << 16
+                ($p:expr, $dk:expr) => {{
+                    let p: usize = $p & MASK;
+                    let slot = &mut slots[p];
+                    let key = slot.keys[d] + $dk;
+                    slot.keys[d] = key;
+                    let cc = slot.cache.0;
+                    let e = if TERNARY {
+                        // Both colours share one table half unless the rules differ (renju).
+                        let wi = if RENJU {
+                            (key >> 16) | 0x10000
                         } else {
-                            let e = table[key as usize & (KEY_COUNT - 1)] as u32;
-                            (e & 0xF) | (e >> 4) << 16
+                            key >> 16
                         };
-                        let old = (cc.pats() >> sh) & 0x000F_000F;
-                        if old == e {
-                            break 'cell;
-                        }
-                        saved[sp] = Saved::new(p, cc);
-                        sp += 1;
-                        let pats = (cc.pats() & !(0x000F_000F << sh)) | (e << sh);
-                        score += PAIR_SCORE[((e | e >> 12) & 0xFF) as usize]
-                            - PAIR_SCORE[((old | old >> 12) & 0xFF) as usize];
-                        // Renju: black's entries carry the double-three flag (byte table); white's
-                        // classes are the non-renju ones (nibble table).
-                        let (tbf, tw) = if RENJU {
-                            (tt[(pats & 0xFFFF) as usize], nibble_threat(tt4, pats >> 16))
-                        } else {
-                            (
-                                nibble_threat(tt4, pats & 0xFFFF),
-                                nibble_threat(tt4, pats >> 16),
-                            )
-                        };
-                        let tb = tbf & !NEEDS_CHECK;
-                        counts[0][(cc.tb() & 15) as usize] -= 1;
-                        counts[0][(tb & 15) as usize] += 1;
-                        counts[1][(cc.tw() & 15) as usize] -= 1;
-                        counts[1][(tw & 15) as usize] += 1;
-                        let flag = if RENJU {
-                            let flag = tbf >> 7;
-                            if (flag | cc.flag()) != 0 {
-                                let bit = 1u64 << (p % 64);
-                                if flag != 0 {
-                                    dt[(p / 64) % (CELLS / 64)] |= bit;
-                                } else {
-                                    dt[(p / 64) % (CELLS / 64)] &= !bit;
-                                }
-                            }
-                            flag
-                        } else {
-                            0
-                        };
-                        slot.cache = CellCache::new(pats, tb, tw, flag);
-                    }
-                };
+                        pt[(key & 0xFFFF) as usize] as u32 | (pt[wi as usize] as u32) << 16
+                    } else {
+                        let e = table[key as usize & (KEY_COUNT - 1)] as u32;
+                        (e & 0xF) | (e >> 4) << 16
+                    } << sh;
+                    let old = cc as u32 & (0x000F_000F << sh);
+                    list[n] = p as u64 | (d as u64) << 16 | (e as u64) << 32;
+                    n += ((old != e) as usize) & (cc >> 49) as usize & 1;
+                    n &= LIST_MASK;
+                }};
             }
             // Unrolled: slot of the stone as seen from the cell is 4 + k (cell before s) or 5 - k (after).
             cell!(s - off, delta[5]);
@@ -1027,8 +1000,65 @@ impl Board {
                 cell!(s - 5 * off, delta[9]);
                 cell!(s + 5 * off, delta[0]);
             }
+        }};
         }
-        self.saved.len = sp;
+        direction!(0);
+        direction!(1);
+        direction!(2);
+        direction!(3);
+
+        let tt = self.tt;
+        let tt4 = self.tt4;
+        // `make` reserved room for 41 entries; n <= 40.
+        let sp = self.saved.len;
+        let saved = &mut self.saved.buf[sp..sp + n];
+        let counts = &mut self.counts;
+        let dt = &mut self.dt;
+        let mut score = 0i64;
+        for (&entry, out) in list[..n].iter().zip(saved) {
+            let p = entry as usize & MASK;
+            let sh = 4 * ((entry >> 16) & 3) as u32;
+            let e = (entry >> 32) as u32;
+            let slot = &mut slots[p];
+            let cc = slot.cache;
+            *out = Saved::new(p, cc);
+            let m = 0x000F_000F << sh;
+            let pats = (cc.pats() & !m) | e;
+            let (old, new) = ((cc.pats() & m) >> sh, e >> sh);
+            score += PAIR_SCORE[((new | new >> 12) & 0xFF) as usize]
+                - PAIR_SCORE[((old | old >> 12) & 0xFF) as usize];
+            // Renju: black's entries carry the double-three flag (byte table); white's classes are the
+            // non-renju ones (nibble table).
+            let (tbf, tw) = if RENJU {
+                (tt[(pats & 0xFFFF) as usize], nibble_threat(tt4, pats >> 16))
+            } else {
+                (
+                    nibble_threat(tt4, pats & 0xFFFF),
+                    nibble_threat(tt4, pats >> 16),
+                )
+            };
+            let tb = tbf & !NEEDS_CHECK;
+            counts[0][(cc.tb() & 15) as usize] -= 1;
+            counts[0][(tb & 15) as usize] += 1;
+            counts[1][(cc.tw() & 15) as usize] -= 1;
+            counts[1][(tw & 15) as usize] += 1;
+            let flag = if RENJU {
+                let flag = tbf >> 7;
+                if (flag | cc.flag()) != 0 {
+                    let bit = 1u64 << (p % 64);
+                    if flag != 0 {
+                        dt[(p / 64) % (CELLS / 64)] |= bit;
+                    } else {
+                        dt[(p / 64) % (CELLS / 64)] &= !bit;
+                    }
+                }
+                flag
+            } else {
+                0
+            };
+            slot.cache = CellCache::new(pats, tb, tw, flag);
+        }
+        self.saved.len = sp + n;
         let (db, dw) = unpack_scores(score);
         self.sums[0] += db;
         self.sums[1] += dw;
