@@ -45,6 +45,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Both builds get the same code generation, whether or not the old revision has .cargo/config.toml (which
+# sets target-cpu=native); RUSTFLAGS replaces that file's flags.
+export RUSTFLAGS="${RUSTFLAGS--C target-cpu=native}"
+
 if [ -f "$old_arg" ]; then
     cp "$old_arg" "$work/pbrain-pentad-old"
 elif git rev-parse --verify --quiet "$old_arg^{commit}" >/dev/null; then
