@@ -956,51 +956,51 @@ impl Board {
         // Directions unrolled too, so that shifts and key offsets are constants.
         macro_rules! direction {
             ($d:literal) => {{
-            let d: usize = $d;
-            let off = offs[d];
-            let sh = 4 * d;
-            // One cell `p` on line `d`, whose key changes by `dk`: listed (`n` advances) iff it is empty
-            // and its codes changed. An entry is the cell | direction << 16 | new codes (in place) << 32.
-            // (A macro, not a closure: eight or ten inlined copies per direction.)
-            macro_rules! cell {
-                ($p:expr, $dk:expr) => {{
-                    let p: usize = $p & MASK;
-                    let slot = &mut slots[p];
-                    let key = slot.keys[d] + $dk;
-                    slot.keys[d] = key;
-                    let cc = slot.cache.0;
-                    let e = if TERNARY {
-                        // Both colours share one table half unless the rules differ (renju).
-                        let wi = if RENJU {
-                            (key >> 16) | 0x10000
+                let d: usize = $d;
+                let off = offs[d];
+                let sh = 4 * d;
+                // One cell `p` on line `d`, whose key changes by `dk`: listed (`n` advances) iff it is empty
+                // and its codes changed. An entry is the cell | direction << 16 | new codes (in place) << 32.
+                // (A macro, not a closure: eight or ten inlined copies per direction.)
+                macro_rules! cell {
+                    ($p:expr, $dk:expr) => {{
+                        let p: usize = $p & MASK;
+                        let slot = &mut slots[p];
+                        let key = slot.keys[d] + $dk;
+                        slot.keys[d] = key;
+                        let cc = slot.cache.0;
+                        let e = if TERNARY {
+                            // Both colours share one table half unless the rules differ (renju).
+                            let wi = if RENJU {
+                                (key >> 16) | 0x10000
+                            } else {
+                                key >> 16
+                            };
+                            pt[(key & 0xFFFF) as usize] as u32 | (pt[wi as usize] as u32) << 16
                         } else {
-                            key >> 16
-                        };
-                        pt[(key & 0xFFFF) as usize] as u32 | (pt[wi as usize] as u32) << 16
-                    } else {
-                        let e = table[key as usize & (KEY_COUNT - 1)] as u32;
-                        (e & 0xF) | (e >> 4) << 16
-                    } << sh;
-                    let old = cc as u32 & (0x000F_000F << sh);
-                    list[n] = p as u64 | (d as u64) << 16 | (e as u64) << 32;
-                    n += ((old != e) as usize) & (cc >> 49) as usize & 1;
-                    n &= LIST_MASK;
-                }};
-            }
-            // Unrolled: slot of the stone as seen from the cell is 4 + k (cell before s) or 5 - k (after).
-            cell!(s - off, delta[5]);
-            cell!(s + off, delta[4]);
-            cell!(s - 2 * off, delta[6]);
-            cell!(s + 2 * off, delta[3]);
-            cell!(s - 3 * off, delta[7]);
-            cell!(s + 3 * off, delta[2]);
-            cell!(s - 4 * off, delta[8]);
-            cell!(s + 4 * off, delta[1]);
-            if RING5 {
-                cell!(s - 5 * off, delta[9]);
-                cell!(s + 5 * off, delta[0]);
-            }
-        }};
+                            let e = table[key as usize & (KEY_COUNT - 1)] as u32;
+                            (e & 0xF) | (e >> 4) << 16
+                        } << sh;
+                        let old = cc as u32 & (0x000F_000F << sh);
+                        list[n] = p as u64 | (d as u64) << 16 | (e as u64) << 32;
+                        n += ((old != e) & (cc & EMPTY_BIT != 0)) as usize;
+                        n &= LIST_MASK;
+                    }};
+                }
+                // Unrolled: slot of the stone as seen from the cell is 4 + k (cell before s) or 5 - k (after).
+                cell!(s - off, delta[5]);
+                cell!(s + off, delta[4]);
+                cell!(s - 2 * off, delta[6]);
+                cell!(s + 2 * off, delta[3]);
+                cell!(s - 3 * off, delta[7]);
+                cell!(s + 3 * off, delta[2]);
+                cell!(s - 4 * off, delta[8]);
+                cell!(s + 4 * off, delta[1]);
+                if RING5 {
+                    cell!(s - 5 * off, delta[9]);
+                    cell!(s + 5 * off, delta[0]);
+                }
+            }};
         }
         direction!(0);
         direction!(1);
