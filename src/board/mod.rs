@@ -937,9 +937,11 @@ impl Board {
     /// not depend on them: freestyle keys leave slots ±5 empty).
     /// `RENJU`: maintain the double-three candidate set.
     ///
-    /// Two passes: the first updates every key and lists the empty cells whose codes changed without a
-    /// branch per cell (whether a cell is empty is close to a coin toss, so a branch there mispredicts
-    /// often); the second refreshes just the listed cells in a small loop whose state stays in registers.
+    /// Two passes. The first updates the keys and lists every empty cell on the lines, without a branch per
+    /// cell (whether a cell near a stone is empty is close to a coin toss, so a branch there mispredicts
+    /// often). The second reads the listed cells' new codes and refreshes them in a small loop whose state
+    /// stays in registers; a cell whose codes did not change goes through it too (its deltas are zero), which
+    /// is cheaper than a test: about nine in ten listed cells change.
     #[inline(always)]
     fn update_lines<const TERNARY: bool, const RING5: bool, const RENJU: bool>(
         &mut self,
@@ -947,43 +949,24 @@ impl Board {
         c: usize,
     ) {
         let delta = self.delta[c];
-        let pt = self.pt;
-        let table = self.table;
         let slots = &mut *self.slots;
         let list = &mut self.changed;
         let mut n = 0usize;
         let offs = self.offs;
-        // Directions unrolled too, so that shifts and key offsets are constants.
+        // The directions are unrolled too (constant key offsets; measured 2.6% fewer instructions).
         macro_rules! direction {
             ($d:literal) => {{
                 let d: usize = $d;
                 let off = offs[d];
-                let sh = 4 * d;
-                // One cell `p` on line `d`, whose key changes by `dk`: listed (`n` advances) iff it is empty
-                // and its codes changed. An entry is the cell | direction << 16 | new codes (in place) << 32.
-                // (A macro, not a closure: eight or ten inlined copies per direction.)
+                // One cell `p` on line `d`, whose key changes by `dk`; listed (`n` advances) iff it is empty.
+                // An entry is the cell | direction << 16. (A macro, not a closure: eight or ten copies.)
                 macro_rules! cell {
                     ($p:expr, $dk:expr) => {{
                         let p: usize = $p & MASK;
                         let slot = &mut slots[p];
-                        let key = slot.keys[d] + $dk;
-                        slot.keys[d] = key;
-                        let cc = slot.cache.0;
-                        let e = if TERNARY {
-                            // Both colours share one table half unless the rules differ (renju).
-                            let wi = if RENJU {
-                                (key >> 16) | 0x10000
-                            } else {
-                                key >> 16
-                            };
-                            pt[(key & 0xFFFF) as usize] as u32 | (pt[wi as usize] as u32) << 16
-                        } else {
-                            let e = table[key as usize & (KEY_COUNT - 1)] as u32;
-                            (e & 0xF) | (e >> 4) << 16
-                        } << sh;
-                        let old = cc as u32 & (0x000F_000F << sh);
-                        list[n] = p as u64 | (d as u64) << 16 | (e as u64) << 32;
-                        n += ((old != e) & (cc & EMPTY_BIT != 0)) as usize;
+                        slot.keys[d] += $dk;
+                        list[n] = p as u64 | (d as u64) << 16;
+                        n += (slot.cache.0 & EMPTY_BIT != 0) as usize;
                         n &= LIST_MASK;
                     }};
                 }
@@ -1007,6 +990,8 @@ impl Board {
         direction!(2);
         direction!(3);
 
+        let pt = self.pt;
+        let table = self.table;
         let tt = self.tt;
         let tt4 = self.tt4;
         // `make` reserved room for 41 entries; n <= 40.
@@ -1017,9 +1002,22 @@ impl Board {
         let mut score = 0i64;
         for (&entry, out) in list[..n].iter().zip(saved) {
             let p = entry as usize & MASK;
-            let sh = 4 * ((entry >> 16) & 3) as u32;
-            let e = (entry >> 32) as u32;
+            let d = (entry >> 16) as usize & 3;
+            let sh = 4 * d as u32;
             let slot = &mut slots[p];
+            let key = slot.keys[d];
+            let e = if TERNARY {
+                // Both colours share one table half unless the rules differ (renju).
+                let wi = if RENJU {
+                    (key >> 16) | 0x10000
+                } else {
+                    key >> 16
+                };
+                pt[(key & 0xFFFF) as usize] as u32 | (pt[wi as usize] as u32) << 16
+            } else {
+                let e = table[key as usize & (KEY_COUNT - 1)] as u32;
+                (e & 0xF) | (e >> 4) << 16
+            } << sh;
             let cc = slot.cache;
             *out = Saved::new(p, cc);
             let m = 0x000F_000F << sh;
