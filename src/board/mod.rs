@@ -187,6 +187,29 @@ pub const DEFAULT_CANDIDATE_RANGE: usize = 2;
 /// Largest supported candidate range.
 pub const MAX_CANDIDATE_RANGE: usize = 5;
 
+/// Key change of a stone of colour `c` at key slot `i`: `DELTAS[ternary as usize][c][i]`. Ternary keys hold
+/// black's view in the low half and white's in the high half (an own stone is 1, an opponent's 2, times the
+/// slot's power of three; the outer slots 0 and 9 count only an own stone, see `POW3_COMPACT`); caro's 2-bit
+/// keys hold the cell code. A constant, so that the move update adds immediates.
+const DELTAS: [[[u32; 10]; 2]; 2] = {
+    let mut t = [[[0u32; 10]; 2]; 2];
+    let mut i = 0;
+    while i < 10 {
+        let pow = POW3_COMPACT[i];
+        t[0][0][i] = 1 << (2 * i);
+        t[0][1][i] = 2 << (2 * i);
+        if i == 0 || i == 9 {
+            t[1][0][i] = pow;
+            t[1][1][i] = pow << 16;
+        } else {
+            t[1][0][i] = pow | ((2 * pow) << 16);
+            t[1][1][i] = (2 * pow) | (pow << 16);
+        }
+        i += 1;
+    }
+    t
+};
+
 /// Key slot of the cell at signed offset `k` (±1..=±5) from a line's centre.
 #[inline]
 const fn slot_of(k: isize) -> usize {
@@ -494,21 +517,17 @@ impl Board {
         let stride = width + PAD;
         debug_assert!((height + 2 * PAD) * stride + 2 * PAD <= CELLS);
         let ternary = !matches!(rule, Rule::Caro | Rule::CaroExact);
-        let mut delta = [[0u32; 10]; 2];
+        let delta = DELTAS[ternary as usize];
         let mut wall = [0u32; 10];
         for (i, &pow) in POW3_COMPACT.iter().enumerate() {
             // Compact keys: the outer slots (0 and 9) count only an own stone (see `POW3_COMPACT`).
             let outer = i == 0 || i == 9;
-            (delta[0][i], delta[1][i], wall[i]) = if !ternary {
-                (1 << (2 * i), 2 << (2 * i), 3 << (2 * i))
+            wall[i] = if !ternary {
+                3 << (2 * i)
             } else if outer {
-                (pow, pow << 16, 0)
+                0
             } else {
-                (
-                    pow | ((2 * pow) << 16),
-                    (2 * pow) | (pow << 16),
-                    (2 * pow) | ((2 * pow) << 16),
-                )
+                (2 * pow) | ((2 * pow) << 16)
             };
         }
         let mut b = Board {
@@ -907,11 +926,19 @@ impl Board {
         }
         self.cells[s] = c.cell();
 
-        match self.rule {
-            Rule::Freestyle => self.update_lines::<true, false, false>(s, c.index()),
-            Rule::Standard => self.update_lines::<true, true, false>(s, c.index()),
-            Rule::Renju => self.update_lines::<true, true, true>(s, c.index()),
-            Rule::Caro | Rule::CaroExact => self.update_lines::<false, true, false>(s, c.index()),
+        match (self.rule, c) {
+            (Rule::Freestyle, Color::Black) => self.update_lines::<true, false, false, 0>(s),
+            (Rule::Freestyle, Color::White) => self.update_lines::<true, false, false, 1>(s),
+            (Rule::Standard, Color::Black) => self.update_lines::<true, true, false, 0>(s),
+            (Rule::Standard, Color::White) => self.update_lines::<true, true, false, 1>(s),
+            (Rule::Renju, Color::Black) => self.update_lines::<true, true, true, 0>(s),
+            (Rule::Renju, Color::White) => self.update_lines::<true, true, true, 1>(s),
+            (Rule::Caro | Rule::CaroExact, Color::Black) => {
+                self.update_lines::<false, true, false, 0>(s)
+            }
+            (Rule::Caro | Rule::CaroExact, Color::White) => {
+                self.update_lines::<false, true, false, 1>(s)
+            }
         }
         if self.renju {
             self.recheck_double_threes();
@@ -935,7 +962,8 @@ impl Board {
     /// empty ones whose codes changed. `TERNARY`: key format. `RING5`: whether keys cover cells five away
     /// (not in freestyle, where a five through a cell lies within ±4 and overlines count, so the classes do
     /// not depend on them: freestyle keys leave slots ±5 empty).
-    /// `RENJU`: maintain the double-three candidate set.
+    /// `RENJU`: maintain the double-three candidate set. `C`: the stone's colour index (the key deltas are
+    /// then constants).
     ///
     /// Two passes. The first updates the keys and lists every empty cell on the lines, without a branch per
     /// cell (whether a cell near a stone is empty is close to a coin toss, so a branch there mispredicts
@@ -943,12 +971,11 @@ impl Board {
     /// stays in registers; a cell whose codes did not change goes through it too (its deltas are zero), which
     /// is cheaper than a test: about nine in ten listed cells change.
     #[inline(always)]
-    fn update_lines<const TERNARY: bool, const RING5: bool, const RENJU: bool>(
+    fn update_lines<const TERNARY: bool, const RING5: bool, const RENJU: bool, const C: usize>(
         &mut self,
         s: usize,
-        c: usize,
     ) {
-        let delta = self.delta[c];
+        let delta = DELTAS[TERNARY as usize][C];
         let slots = &mut *self.slots;
         let list = &mut self.changed;
         let mut n = 0usize;
