@@ -186,6 +186,9 @@ const WALL: u8 = 3;
 pub const DEFAULT_CANDIDATE_RANGE: usize = 2;
 /// Largest supported candidate range.
 pub const MAX_CANDIDATE_RANGE: usize = 5;
+/// Guard rows above and below the candidate rows: a move's 2 * range + 1 rows never need clipping, so the
+/// update is a fixed number of rows.
+const CAND_PAD: usize = MAX_CANDIDATE_RANGE;
 
 /// Key change of a stone of colour `c` at key slot `i`: `DELTAS[ternary as usize][c][i]`. Ternary keys hold
 /// black's view in the low half and white's in the high half (an own stone is 1, an opponent's 2, times the
@@ -556,7 +559,7 @@ impl Board {
             cells: boxed(WALL),
             coord: boxed(0),
             slots: boxed(Slot::default()),
-            cand_rows: vec![0; height],
+            cand_rows: vec![0; height + 2 * CAND_PAD],
             stone_rows: vec![0; height],
             dt: [0; CELLS / 64],
             moves: Vec::new(),
@@ -775,7 +778,7 @@ impl Board {
         Candidates {
             board: self,
             y: 0,
-            cur: self.cand_rows[0] & !self.stone_rows[0],
+            cur: self.cand_rows[CAND_PAD] & !self.stone_rows[0],
         }
     }
 
@@ -1310,9 +1313,9 @@ impl Board {
         wide & ((1u64 << self.width) - 1)
     }
 
-    /// From-scratch candidate rows and stone rows.
+    /// From-scratch candidate rows (guard rows included) and stone rows.
     fn compute_candidates(&self) -> (Vec<u64>, Vec<u64>) {
-        let mut cand = vec![0u64; self.height];
+        let mut cand = vec![0u64; self.height + 2 * CAND_PAD];
         let mut stones = vec![0u64; self.height];
         for (y, stone_row) in stones.iter_mut().enumerate() {
             for x in 0..self.width {
@@ -1320,9 +1323,8 @@ impl Board {
                     continue;
                 }
                 *stone_row |= 1 << x;
-                let lo = y.saturating_sub(self.range);
-                let hi = (y + self.range).min(self.height - 1);
-                for row in &mut cand[lo..=hi] {
+                let lo = y + CAND_PAD - self.range;
+                for row in &mut cand[lo..=lo + 2 * self.range] {
                     *row |= self.span(x);
                 }
             }
@@ -1336,17 +1338,33 @@ impl Board {
         let c = self.coord[s] as usize;
         let (x, y) = (c & 0xFF, c >> 8);
         let span = self.span(x);
-        let lo = y.saturating_sub(self.range);
-        let hi = (y + self.range).min(self.height - 1);
-        self.cand_saved.reserve(2 * MAX_CANDIDATE_RANGE + 1);
-        let mut sp = self.cand_saved.len;
-        for row in &mut self.cand_rows[lo..=hi] {
-            self.cand_saved.buf[sp] = *row;
-            sp += 1;
+        let lo = y + CAND_PAD - self.range;
+        match self.range {
+            1 => self.add_rows::<3>(lo, span),
+            2 => self.add_rows::<5>(lo, span),
+            3 => self.add_rows::<7>(lo, span),
+            4 => self.add_rows::<9>(lo, span),
+            _ => self.add_rows::<11>(lo, span),
+        }
+        self.stone_rows[y] |= 1 << x;
+    }
+
+    /// Saves the `N` candidate rows from `lo` and ORs `span` into them.
+    #[inline(always)]
+    fn add_rows<const N: usize>(&mut self, lo: usize, span: u64) {
+        self.cand_saved.reserve(N);
+        let sp = self.cand_saved.len;
+        let saved: &mut [u64; N] = (&mut self.cand_saved.buf[sp..sp + N])
+            .try_into()
+            .expect("N rows");
+        let rows: &mut [u64; N] = (&mut self.cand_rows[lo..lo + N])
+            .try_into()
+            .expect("N rows");
+        for (old, row) in saved.iter_mut().zip(rows.iter_mut()) {
+            *old = *row;
             *row |= span;
         }
-        self.cand_saved.len = sp;
-        self.stone_rows[y] |= 1 << x;
+        self.cand_saved.len = sp + N;
     }
 
     /// Removes the stone at `s` (the last one added) from the candidate rows.
@@ -1354,13 +1372,29 @@ impl Board {
     fn candidates_remove(&mut self, s: usize) {
         let c = self.coord[s] as usize;
         let (x, y) = (c & 0xFF, c >> 8);
-        let lo = y.saturating_sub(self.range);
-        let hi = (y + self.range).min(self.height - 1);
-        let n = hi + 1 - lo;
-        let sp = self.cand_saved.len - n;
-        self.cand_rows[lo..=hi].copy_from_slice(&self.cand_saved.buf[sp..sp + n]);
-        self.cand_saved.len = sp;
+        let lo = y + CAND_PAD - self.range;
+        match self.range {
+            1 => self.restore_rows::<3>(lo),
+            2 => self.restore_rows::<5>(lo),
+            3 => self.restore_rows::<7>(lo),
+            4 => self.restore_rows::<9>(lo),
+            _ => self.restore_rows::<11>(lo),
+        }
         self.stone_rows[y] &= !(1 << x);
+    }
+
+    /// Puts back the `N` candidate rows from `lo` that the last `add_rows` saved.
+    #[inline(always)]
+    fn restore_rows<const N: usize>(&mut self, lo: usize) {
+        let sp = self.cand_saved.len - N;
+        let saved: &[u64; N] = (&self.cand_saved.buf[sp..sp + N])
+            .try_into()
+            .expect("N rows");
+        let rows: &mut [u64; N] = (&mut self.cand_rows[lo..lo + N])
+            .try_into()
+            .expect("N rows");
+        *rows = *saved;
+        self.cand_saved.len = sp;
     }
 
     /// Recomputes every incremental quantity from scratch and panics on any mismatch (for tests).
@@ -1429,13 +1463,7 @@ impl Board {
         assert_eq!(self.stone_rows, stone_rows, "stone rows");
         assert_eq!(
             self.cand_saved.len,
-            self.moves
-                .iter()
-                .map(|&m| {
-                    let y = self.xy(m).1;
-                    (y + self.range).min(self.height - 1) + 1 - y.saturating_sub(self.range)
-                })
-                .sum::<usize>(),
+            self.moves.len() * (2 * self.range + 1),
             "saved candidate rows"
         );
         let w = self.last_move().and_then(|m| {
@@ -1463,7 +1491,7 @@ impl Iterator for Candidates<'_> {
             if self.y >= self.board.height {
                 return None;
             }
-            self.cur = self.board.cand_rows[self.y] & !self.board.stone_rows[self.y];
+            self.cur = self.board.cand_rows[self.y + CAND_PAD] & !self.board.stone_rows[self.y];
         }
         let x = self.cur.trailing_zeros() as usize;
         self.cur &= self.cur - 1;

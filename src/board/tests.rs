@@ -440,7 +440,7 @@ fn playouts(w: usize, h: usize, rule: Rule, games: usize, seed: u64) {
     for g in 0..games {
         let mut b = Board::new(w, h, rule).expect("size");
         if g % 3 == 1 {
-            b.set_candidate_range(1 + rng.below(3));
+            b.set_candidate_range(1 + rng.below(MAX_CANDIDATE_RANGE));
         }
         b.check_invariants();
         loop {
@@ -468,6 +468,11 @@ fn playouts(w: usize, h: usize, rule: Rule, games: usize, seed: u64) {
                 b.play(p);
             }
             b.check_invariants();
+            if rng.below(64) == 0 {
+                // A range change mid-game replays the candidate history; undo must stay exact after it.
+                b.set_candidate_range(1 + rng.below(MAX_CANDIDATE_RANGE));
+                b.check_invariants();
+            }
             if rng.below(6) == 0 {
                 for _ in 0..1 + rng.below(3) {
                     b.undo();
