@@ -864,8 +864,10 @@ impl Board {
         let start = ply.saved_start as usize;
         let saved = &self.saved.buf[start..self.saved.len];
         if !self.renju {
+            // The slots borrowed once: through `self` the pointer would be reloaded after every store.
+            let slots = &mut *self.slots;
             for e in saved {
-                self.slots[e.pos()].cache = e.cache();
+                slots[e.pos()].cache = e.cache();
             }
         }
         for e in saved.iter().filter(|_| self.renju) {
