@@ -174,10 +174,10 @@ static NO_TABLE: [u8; KEY_COUNT] = [0; KEY_COUNT];
 fn boxed<T: Clone + std::fmt::Debug, const N: usize>(v: T) -> Box<[T; N]> {
     vec![v; N].into_boxed_slice().try_into().expect("length N")
 }
-/// Length of the changed-cell scratch list: a power of two above the 40 cells on a move's lines, so that
-/// indices masked with `LIST_MASK` need no bounds checks.
+/// Length of the scratch list of a move's cells: a power of two above the 40 cells on a move's lines, so
+/// that indices masked with `LIST_MASK` need no bounds checks.
 const LIST_LEN: usize = 64;
-/// Index mask for the changed-cell list.
+/// Index mask for the scratch list.
 const LIST_MASK: usize = LIST_LEN - 1;
 /// Cell codes.
 const EMPTY: u8 = 0;
@@ -423,8 +423,6 @@ pub struct Board {
     offs: [usize; 4],
     /// Ternary keys (all rules but caro): key = black view | white view << 16.
     ternary: bool,
-    /// Key change of a stone of colour c at key slot i.
-    delta: [[u32; 10]; 2],
     /// Key contribution of a wall cell at key slot i.
     wall: [u32; 10],
     /// Black's-view weight of a black stone at each key slot (`POW3_COMPACT`; renju forbidden checks).
@@ -455,7 +453,7 @@ pub struct Board {
     cand_saved: Stack<u64>,
     /// Hypothetical black stones of the renju forbidden-point recursion (innermost last; empty between calls).
     hyp: Vec<usize>,
-    /// Scratch list of the cells a move changed (`update_lines`; meaningless between moves).
+    /// Scratch list of the empty cells on a move's lines (`update_lines`; meaningless between moves).
     changed: [u64; LIST_LEN],
     counts: [[u16; 16]; 2],
     sums: [i32; 2],
@@ -474,7 +472,6 @@ impl Clone for Board {
             renju: self.renju,
             offs: self.offs,
             ternary: self.ternary,
-            delta: self.delta,
             wall: self.wall,
             pow: self.pow,
             pt: self.pt,
@@ -520,7 +517,6 @@ impl Board {
         let stride = width + PAD;
         debug_assert!((height + 2 * PAD) * stride + 2 * PAD <= CELLS);
         let ternary = !matches!(rule, Rule::Caro | Rule::CaroExact);
-        let delta = DELTAS[ternary as usize];
         let mut wall = [0u32; 10];
         for (i, &pow) in POW3_COMPACT.iter().enumerate() {
             // Compact keys: the outer slots (0 and 9) count only an own stone (see `POW3_COMPACT`).
@@ -541,7 +537,6 @@ impl Board {
             renju: rule == Rule::Renju,
             offs: [1, stride, stride + 1, stride - 1],
             ternary,
-            delta,
             wall,
             pow: POW3_COMPACT,
             pt: if ternary {
@@ -893,7 +888,7 @@ impl Board {
     /// Takes the stone of colour index `c` at `s` out of the line keys within `REACH` cells.
     #[inline(always)]
     fn remove_keys<const REACH: usize>(&mut self, s: usize, c: usize) {
-        let delta = self.delta[c];
+        let delta = DELTAS[self.ternary as usize][c];
         for d in 0..4 {
             let off = self.offs[d];
             for k in 1..=REACH {
@@ -1154,8 +1149,8 @@ impl Board {
             ] {
                 key += match self.cells[q] {
                     EMPTY => 0,
-                    1 => self.delta[0][slot],
-                    2 => self.delta[1][slot],
+                    1 => DELTAS[self.ternary as usize][0][slot],
+                    2 => DELTAS[self.ternary as usize][1][slot],
                     // A wall: an opponent for both views (ternary), code 3 (2-bit).
                     _ => self.wall[slot],
                 };
