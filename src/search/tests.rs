@@ -37,14 +37,18 @@ fn run(s: &mut Searcher, board: &Board, limits: &Limits) -> SearchResult {
     s.search(board, limits, &stop, &mut |_| Control::Continue)
 }
 
-/// Depth-limited search with a fresh searcher.
-fn search_depth(board: &Board, depth: i32) -> SearchResult {
+/// One search with a fresh searcher (1 MB table).
+fn search_fresh(board: &Board, limits: Limits) -> SearchResult {
     let mut s = Searcher::new();
     s.set_hash_bytes(1 << 20);
-    run(
-        &mut s,
+    run(&mut s, board, &limits)
+}
+
+/// Depth-limited search with a fresh searcher.
+fn search_depth(board: &Board, depth: i32) -> SearchResult {
+    search_fresh(
         board,
-        &Limits {
+        Limits {
             max_depth: Some(depth),
             ..Limits::default()
         },
@@ -295,12 +299,9 @@ fn depth_limited_search_is_deterministic() {
 fn excluded_moves_are_not_played() {
     let board = middle_game();
     let first = search_depth(&board, 3).best.unwrap();
-    let mut s = Searcher::new();
-    s.set_hash_bytes(1 << 20);
-    let r = run(
-        &mut s,
+    let r = search_fresh(
         &board,
-        &Limits {
+        Limits {
             max_depth: Some(3),
             exclude: vec![first],
             ..Limits::default()
@@ -354,12 +355,9 @@ fn vcf_puzzles_are_won_within_a_node_budget() {
         }
         assert_eq!(board.side_to_move(), Color::Black);
         assert_eq!(board.move_count(), black.len() + white.len(), "{black:?}");
-        let mut s = Searcher::new();
-        s.set_hash_bytes(1 << 20);
-        let r = run(
-            &mut s,
+        let r = search_fresh(
             &board,
-            &Limits {
+            Limits {
                 max_nodes: Some(300_000),
                 ..Limits::default()
             },
