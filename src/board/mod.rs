@@ -35,10 +35,11 @@ pub use diagram::diagram_marks;
 
 use crate::eval::weights::PATTERN_SCORE;
 use crate::pattern::{
-    code, combine_threat, compact_pair_table, nibble_threat, rule_table, threat_nibbles,
-    threat_pair, LineRule, PairTable, Pattern, Threat, KEY_COUNT, NEEDS_CHECK, POW3_COMPACT,
+    code, combine_threat, compact_pair_table, rule_table, threat_table, LineRule, PairTable,
+    Pattern, Threat, KEY_COUNT, NEEDS_CHECK, POW3_COMPACT,
 };
 use std::fmt;
+use std::sync::LazyLock;
 
 /// Stone colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -166,8 +167,7 @@ const PAD: usize = 5;
 const CELLS: usize = 2048;
 /// Index mask for the per-cell arrays.
 const MASK: usize = CELLS - 1;
-/// Placeholder tables for the key format a board does not use (zeroed, never read).
-static NO_PAIR: PairTable = [0; 1 << 17];
+/// Placeholder 2-bit table for a ternary board (zeroed, never read).
 static NO_TABLE: [u8; KEY_COUNT] = [0; KEY_COUNT];
 
 /// A boxed fixed-size array filled with `v`.
@@ -224,22 +224,17 @@ const fn slot_of(k: isize) -> usize {
 }
 
 /// Cached per-cell state (empty cells; all zero for occupied cells), packed in one word so that saving and
-/// restoring it is a single move: bits 0..16 black's line codes (direction d in bits 4d..4d+4, which is
-/// directly the threat-table index), 16..32 white's, 32..40 black's `Threat`, 40..48 white's, bit 48 the
-/// renju double-three-candidate flag, bit 49 set for every empty cell.
+/// restoring it is a single move: bits 0..16 black's stored line codes (`STORED`; direction d in bits
+/// 4d..4d+4, which is directly the threat-tables' index), 16..32 white's, 32..40 black's `Threat`, 40..48 white's, bit 48 the
+/// renju double-three-candidate flag. Whether a cell is empty is read from `cells`, not from here (an empty
+/// cell's cache can be all zero too).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct CellCache(u64);
 
 impl CellCache {
     #[inline]
     fn new(pats: u32, tb: u8, tw: u8, flag: u8) -> CellCache {
-        CellCache(
-            pats as u64
-                | (tb as u64) << 32
-                | (tw as u64) << 40
-                | (flag as u64 & 1) << 48
-                | EMPTY_BIT,
-        )
+        CellCache(pats as u64 | (tb as u64) << 32 | (tw as u64) << 40 | (flag as u64 & 1) << 48)
     }
 
     /// Both colours' line codes.
@@ -294,9 +289,6 @@ struct Slot {
     keys: [u32; 4],
     cache: CellCache,
 }
-
-/// `CellCache` bit marking an empty cell (occupied cells have an all-zero cache).
-const EMPTY_BIT: u64 = 1 << 49;
 
 /// A cell's cache as it was before the current ply changed it, with the cell index in bits 52..63.
 #[derive(Clone, Copy, Debug, Default)]
@@ -372,20 +364,54 @@ struct Ply {
     winner: Option<Color>,
 }
 
-/// Score of each internal line code.
+/// The cache's numbering of line codes ("stored codes"): code `c` (see `pattern::code`) is stored as
+/// `STORED[c]`. It is chosen so that a stored code's top three bits (`>> 1`) are all that the threat class
+/// needs outside renju's black: Dead/Block1 and Flex1/Block2 share a value (neither counts for a threat), as do
+/// Flex4/Multi4. Overline also counts for nothing there and is stored as Dead; it keeps its own value (5,
+/// beside Flex2) only in renju's black view, whose threat table reads all four bits. Then the threat table
+/// for the other views has 8^4 entries at the index `(codes >> 1) & 0x7777` (a 30 KB table of which 8 KB is
+/// used), where one indexed by all four bits of each code needs 64 KB or nibble packing: the first missed
+/// L1 far more often, the second cost about 12 instructions a cell to unpack.
+const STORED: [u8; 12] = [0, 1, 2, 3, 4, 6, 8, 10, 12, 14, 5, 13];
+
+/// Inverse of `STORED` (unused stored values read as Dead).
+const CODE_OF: [u8; 16] = {
+    let mut t = [0u8; 16];
+    let mut c = 0;
+    while c < 12 {
+        t[STORED[c] as usize] = c as u8;
+        c += 1;
+    }
+    t
+};
+
+/// Stored code of `code` in a view under line rule `lr` (overline is Dead unless it is renju black's).
+const fn store(code: u8, lr: LineRule) -> u8 {
+    if code == code::OVERLINE && !matches!(lr, LineRule::RenjuBlack) {
+        STORED[Pattern::Dead as usize]
+    } else {
+        STORED[code as usize]
+    }
+}
+
+/// Index into `CellTables::compact` of four stored codes (direction d in bits 4d..4d+4).
+#[inline(always)]
+fn compact_index(codes: u32) -> usize {
+    ((codes >> 1) & 0x7777) as usize
+}
+
+/// Score of each stored line code.
 const CODE_SCORE: [i32; 16] = {
     let mut s = [0i32; 16];
     let mut i = 0;
-    while i < 10 {
-        s[i] = PATTERN_SCORE[i];
+    while i < 16 {
+        s[i] = PATTERN_SCORE[Pattern::from_code(CODE_OF[i]) as usize];
         i += 1;
     }
-    s[code::MULTI4 as usize] = PATTERN_SCORE[Pattern::Flex4 as usize];
-    s[code::OVERLINE as usize] = PATTERN_SCORE[Pattern::Dead as usize];
     s
 };
 
-/// Both colours' scores of a code pair `black | white << 4`, packed as black + white * 2^32: sums of
+/// Both colours' scores of a stored code pair `black | white << 4`, packed as black + white * 2^32: sums of
 /// differences of packed values stay exact (see `unpack_scores`), so one accumulator serves both colours.
 const PAIR_SCORE: [i64; 256] = {
     let mut t = [0i64; 256];
@@ -396,6 +422,80 @@ const PAIR_SCORE: [i64; 256] = {
     }
     t
 };
+
+/// The tables the move update reads for every cell, in one allocation, so that one base register serves them
+/// all: with a base each, the update loop ran short of registers and spilled to the stack.
+#[repr(C)]
+struct CellTables {
+    /// `PAIR_SCORE`.
+    score: [i64; 256],
+    /// Threat class (`Threat as u8`) by four stored codes at `compact_index`, for every view but renju
+    /// black's.
+    compact: [u8; 0x7778],
+    /// Renju black's threat class plus `NEEDS_CHECK` by four stored codes (all 16 bits; zero in other rules).
+    renju: [u8; 1 << 16],
+    /// `compact_pair_table(rule)` in stored codes: black's view at the key, white's at key | 1 << 16 (zero
+    /// for caro, whose 2-bit keys read `CARO_LINES`).
+    lines: PairTable,
+}
+
+impl CellTables {
+    fn new(rule: Rule) -> Box<CellTables> {
+        let mut t = Box::new(CellTables {
+            score: PAIR_SCORE,
+            compact: [0; 0x7778],
+            renju: [0; 1 << 16],
+            lines: [0; 1 << 17],
+        });
+        for (i, e) in t.compact.iter_mut().enumerate() {
+            if i & 0x8888 == 0 {
+                // The even stored code of each value stands for both.
+                let codes = [0, 1, 2, 3].map(|d| CODE_OF[((i >> (4 * d)) & 7) * 2]);
+                *e = combine_threat(codes, false).0 as u8;
+            }
+        }
+        if rule == Rule::Renju {
+            let full = threat_table(true);
+            for (i, e) in t.renju.iter_mut().enumerate() {
+                let code = (0..4).fold(0, |k, d| {
+                    k | (CODE_OF[(i >> (4 * d)) & 15] as usize) << (4 * d)
+                });
+                *e = full[code];
+            }
+        }
+        if !matches!(rule, Rule::Caro | Rule::CaroExact) {
+            let (lb, lw) = rule.line_rules();
+            for (i, &c) in compact_pair_table(rule).iter().enumerate() {
+                t.lines[i] = store(c, if i < 1 << 16 { lb } else { lw });
+            }
+        }
+        t
+    }
+}
+
+/// `CellTables` per rule, indexed by `Rule as usize` (built when a rule is first used).
+static CELL_TABLES: [LazyLock<Box<CellTables>>; 5] = [
+    LazyLock::new(|| CellTables::new(Rule::Freestyle)),
+    LazyLock::new(|| CellTables::new(Rule::Standard)),
+    LazyLock::new(|| CellTables::new(Rule::Renju)),
+    LazyLock::new(|| CellTables::new(Rule::Caro)),
+    LazyLock::new(|| CellTables::new(Rule::CaroExact)),
+];
+
+/// Caro's merged 2-bit-key line table (`rule_table`) in stored codes, for caro (index 0) and caro exact (1).
+static CARO_LINES: [LazyLock<Box<[u8; KEY_COUNT]>>; 2] = [
+    LazyLock::new(|| caro_lines(Rule::Caro)),
+    LazyLock::new(|| caro_lines(Rule::CaroExact)),
+];
+
+fn caro_lines(rule: Rule) -> Box<[u8; KEY_COUNT]> {
+    let (lb, lw) = rule.line_rules();
+    let mut t = rule_table(rule).entries.clone();
+    for e in t.iter_mut() {
+        *e = store(*e & 0xF, lb) | store(*e >> 4, lw) << 4;
+    }
+    t
+}
 
 /// Splits a sum of `PAIR_SCORE` differences into (black, white).
 #[inline]
@@ -427,14 +527,10 @@ pub struct Board {
     wall: [u32; 10],
     /// Black's-view weight of a black stone at each key slot (`POW3_COMPACT`; renju forbidden checks).
     pow: [u32; 10],
-    /// Ternary class tables, black's and white's halves (ternary mode).
-    pt: &'static PairTable,
     /// Merged 2-bit table (caro).
     table: &'static [u8; KEY_COUNT],
-    /// Threat tables, black's and white's halves.
-    tt: &'static [u8; 1 << 17],
-    /// Non-renju threat table, two entries per byte (renju reads `tt`).
-    tt4: &'static [u8; 1 << 15],
+    /// Pair scores, threat tables and (ternary) line tables.
+    ct: &'static CellTables,
     cells: Box<[u8; CELLS]>,
     /// x | y << 8 of each padded index (avoids a division per move).
     coord: Box<[u16; CELLS]>,
@@ -474,10 +570,8 @@ impl Clone for Board {
             ternary: self.ternary,
             wall: self.wall,
             pow: self.pow,
-            pt: self.pt,
             table: self.table,
-            tt: self.tt,
-            tt4: self.tt4,
+            ct: self.ct,
             cells: self.cells.clone(),
             coord: self.coord.clone(),
             slots: self.slots.clone(),
@@ -539,18 +633,12 @@ impl Board {
             ternary,
             wall,
             pow: POW3_COMPACT,
-            pt: if ternary {
-                compact_pair_table(rule)
-            } else {
-                &NO_PAIR
+            table: match rule {
+                Rule::Caro => &CARO_LINES[0],
+                Rule::CaroExact => &CARO_LINES[1],
+                _ => &NO_TABLE,
             },
-            table: if ternary {
-                &NO_TABLE
-            } else {
-                &rule_table(rule).entries
-            },
-            tt: threat_pair(rule == Rule::Renju),
-            tt4: threat_nibbles(),
+            ct: &CELL_TABLES[rule as usize],
             cells: boxed(WALL),
             coord: boxed(0),
             slots: boxed(Slot::default()),
@@ -806,7 +894,7 @@ impl Board {
     pub fn pattern(&self, p: Pos, c: Color, dir: usize) -> Pattern {
         let cc = &self.slots[p as usize].cache;
         let codes = (cc.pats() >> (16 * c.index())) as u16;
-        Pattern::from_code(((codes >> (4 * dir)) & 0xF) as u8)
+        Pattern::from_code(CODE_OF[((codes >> (4 * dir)) & 0xF) as usize])
     }
 
     /// Combined four-direction class of the empty cell `p` for `c` (None for occupied cells).
@@ -826,10 +914,10 @@ impl Board {
     /// (0 for occupied cells); O(1) from the cached line codes.
     #[inline]
     pub fn cell_score(&self, p: Pos, c: Color) -> i32 {
-        let cc = self.slots[p as usize].cache;
-        if cc.0 & EMPTY_BIT == 0 {
+        if self.cells[p as usize] != EMPTY {
             return 0;
         }
+        let cc = self.slots[p as usize].cache;
         codes_score((cc.pats() >> (16 * c.index())) as u16)
     }
 
@@ -921,8 +1009,8 @@ impl Board {
         self.sums[0] -= codes_score(old.pb());
         self.sums[1] -= codes_score(old.pw());
         self.slots[s & MASK].cache = CellCache::default();
-        if old.flag() != 0 {
-            self.dt[s / 64] &= !(1 << (s % 64));
+        if self.renju {
+            self.dt[s / 64] &= !((old.flag() as u64) << (s % 64));
         }
         self.cells[s] = c.cell();
 
@@ -978,6 +1066,7 @@ impl Board {
         let delta = DELTAS[TERNARY as usize][C];
         let slots = &mut *self.slots;
         let list = &mut self.changed;
+        let cells = &*self.cells;
         let mut n = 0usize;
         let offs = self.offs;
         // The directions are unrolled too (constant key offsets; measured 2.6% fewer instructions).
@@ -993,7 +1082,7 @@ impl Board {
                         let slot = &mut slots[p];
                         slot.keys[d] += $dk;
                         list[n] = p as u64 | (d as u64) << 16;
-                        n += (slot.cache.0 & EMPTY_BIT != 0) as usize;
+                        n += (cells[p] == EMPTY) as usize;
                         n &= LIST_MASK;
                     }};
                 }
@@ -1017,10 +1106,9 @@ impl Board {
         direction!(2);
         direction!(3);
 
-        let pt = self.pt;
+        let pt = &self.ct.lines;
         let table = self.table;
-        let tt = self.tt;
-        let tt4 = self.tt4;
+        let ct = self.ct;
         // `make` reserved room for 41 entries; n <= 40.
         let sp = self.saved.len;
         let saved = &mut self.saved.buf[sp..sp + n];
@@ -1033,36 +1121,36 @@ impl Board {
             let sh = 4 * d as u32;
             let slot = &mut slots[p];
             let key = slot.keys[d];
-            let e = if TERNARY {
+            // The line's new codes, as cache bits (`e`) and as the score index black | white << 4 (`new`).
+            let (e, new) = if TERNARY {
                 // Both colours share one table half unless the rules differ (renju).
                 let wi = if RENJU {
                     (key >> 16) | 0x10000
                 } else {
                     key >> 16
                 };
-                pt[(key & 0xFFFF) as usize] as u32 | (pt[wi as usize] as u32) << 16
+                let (cb, cw) = (pt[(key & 0xFFFF) as usize] as u32, pt[wi as usize] as u32);
+                (cb | cw << 16, cb | cw << 4)
             } else {
                 let e = table[key as usize & (KEY_COUNT - 1)] as u32;
-                (e & 0xF) | (e >> 4) << 16
-            } << sh;
+                ((e & 0xF) | (e >> 4) << 16, e)
+            };
             let cc = slot.cache;
             *out = Saved::new(p, cc);
             let m = 0x000F_000F << sh;
-            let pats = (cc.pats() & !m) | e;
-            let (old, new) = ((cc.pats() & m) >> sh, e >> sh);
-            score += PAIR_SCORE[((new | new >> 12) & 0xFF) as usize]
-                - PAIR_SCORE[((old | old >> 12) & 0xFF) as usize];
-            // Renju: black's entries carry the double-three flag (byte table); white's classes are the
-            // non-renju ones (nibble table).
-            let (tbf, tw) = if RENJU {
-                (tt[(pats & 0xFFFF) as usize], nibble_threat(tt4, pats >> 16))
+            let pats = (cc.pats() & !m) | e << sh;
+            let old = (cc.pats() & m) >> sh;
+            score +=
+                ct.score[(new & 0xFF) as usize] - ct.score[((old | old >> 12) & 0xFF) as usize];
+            // Renju: black's entries carry the double-three flag; white's classes are the non-renju ones
+            // (the high half). Other rules: both halves are the same, and both colours read the low one.
+            let tbf = if RENJU {
+                ct.renju[(pats & 0xFFFF) as usize]
             } else {
-                (
-                    nibble_threat(tt4, pats & 0xFFFF),
-                    nibble_threat(tt4, pats >> 16),
-                )
+                ct.compact[compact_index(pats)]
             };
-            let tb = tbf & !NEEDS_CHECK;
+            let tw = ct.compact[compact_index(pats >> 16)];
+            let tb = if RENJU { tbf & !NEEDS_CHECK } else { tbf };
             counts[0][(cc.tb() & 15) as usize] -= 1;
             counts[0][(tb & 15) as usize] += 1;
             counts[1][(cc.tw() & 15) as usize] -= 1;
@@ -1097,7 +1185,7 @@ impl Board {
             while w != 0 {
                 let p = wi * 64 + w.trailing_zeros() as usize;
                 w &= w - 1;
-                let base = self.tt[self.slots[p].cache.pb() as usize] & !NEEDS_CHECK;
+                let base = self.ct.renju[self.slots[p].cache.pb() as usize] & !NEEDS_CHECK;
                 let t = if self.forbidden_raw(p) {
                     Threat::Forbidden as u8
                 } else {
@@ -1130,8 +1218,8 @@ impl Board {
     #[inline]
     fn lookup(&self, key: u32) -> u32 {
         if self.ternary {
-            self.pt[(key & 0xFFFF) as usize] as u32
-                | (self.pt[((key >> 16) | 0x10000) as usize] as u32) << 4
+            self.ct.lines[(key & 0xFFFF) as usize] as u32
+                | (self.ct.lines[((key >> 16) | 0x10000) as usize] as u32) << 4
         } else {
             self.table[key as usize] as u32
         }
@@ -1200,7 +1288,7 @@ impl Board {
                 self.raw_key(p, d) & 0xFFFF
             }
         });
-        let codes = keys.map(|k| self.pt[k as usize]);
+        let codes = keys.map(|k| CODE_OF[self.ct.lines[k as usize] as usize]);
         let (t, check) = combine_threat(codes, true);
         if t == Threat::Forbidden {
             return true;
@@ -1224,7 +1312,9 @@ impl Board {
                     continue;
                 }
                 let nk = keys[d] + self.pow[slot_of(k)];
-                if self.pt[nk as usize] == code::FLEX4 && !self.forbidden_with::<CACHED>(q) {
+                if CODE_OF[self.ct.lines[nk as usize] as usize] == code::FLEX4
+                    && !self.forbidden_with::<CACHED>(q)
+                {
                     real += 1;
                     break;
                 }
@@ -1250,8 +1340,8 @@ impl Board {
             pw |= (e >> 4) << (4 * d);
         }
         let pats = pb as u32 | (pw as u32) << 16;
-        let codes_b = [0, 1, 2, 3].map(|d| ((pb >> (4 * d)) & 0xF) as u8);
-        let codes_w = [0, 1, 2, 3].map(|d| ((pw >> (4 * d)) & 0xF) as u8);
+        let codes_b = [0, 1, 2, 3].map(|d| CODE_OF[((pb >> (4 * d)) & 0xF) as usize]);
+        let codes_w = [0, 1, 2, 3].map(|d| CODE_OF[((pw >> (4 * d)) & 0xF) as usize]);
         let (tb, check) = combine_threat(codes_b, self.renju);
         let (tw, _) = combine_threat(codes_w, false);
         let tb = if check && self.forbidden_raw(p) {

@@ -538,15 +538,6 @@ fn tables_match_brute_force() {
         let inner = key - key % 3 - (key / 19683) * 19683;
         assert_eq!(t[key as usize], t[inner as usize], "freestyle key {key}");
     }
-    // The nibble-packed threat table equals the byte table.
-    let (full, packed) = (threat_table(false), threat_nibbles());
-    for i in 0..1u32 << 16 {
-        assert_eq!(
-            nibble_threat(packed, i),
-            full[i as usize],
-            "threat index {i:04x}"
-        );
-    }
     // Compact keys lose nothing: a cell five away matters only as an own stone (an opponent stone or a wall
     // there reads like an empty cell) for every non-caro line rule.
     for rule in [LineRule::Freestyle, LineRule::Exact, LineRule::RenjuBlack] {
@@ -587,6 +578,35 @@ fn tables_match_brute_force() {
                 brute_class(&mut cells, rule),
                 "{rule:?} key {key:05x}"
             );
+        }
+    }
+}
+
+/// The move update's threat tables, read through stored codes, agree with `combine_threat` on the codes they
+/// stand for: the compact table for every view but renju black's (where overline is stored as Dead), the
+/// full table for renju black. This is what lets the compact table drop each stored code's lowest bit.
+#[test]
+fn stored_code_threat_tables() {
+    for c in 0..12u8 {
+        assert_eq!(CODE_OF[STORED[c as usize] as usize], c, "code {c}");
+    }
+    let renju_full = threat_table(true);
+    for rule in [Rule::Freestyle, Rule::Renju] {
+        let t = &CELL_TABLES[rule as usize];
+        for i in 0..1u32 << 16 {
+            let stored = [0, 1, 2, 3].map(|d| ((i >> (4 * d)) & 15) as usize);
+            if stored.iter().any(|&s| !STORED.contains(&(s as u8))) {
+                continue;
+            }
+            let codes = stored.map(|s| CODE_OF[s]);
+            if !codes.contains(&code::OVERLINE) {
+                let want = combine_threat(codes, false).0 as u8;
+                assert_eq!(t.compact[compact_index(i)], want, "{rule:?} {codes:?}");
+            }
+            if rule == Rule::Renju {
+                let full = (0..4).fold(0, |k, d| k | (codes[d] as usize) << (4 * d));
+                assert_eq!(t.renju[i as usize], renju_full[full], "{codes:?}");
+            }
         }
     }
 }

@@ -33,9 +33,7 @@ pub use table::{
     rule_table, swap_colors, PairTable, RuleTable, COMPACT_COUNT, COMPACT_INNER, KEY3_COUNT,
     KEY_COUNT, POW3, POW3_COMPACT,
 };
-pub use threat::{
-    combine_threat, nibble_threat, threat_nibbles, threat_pair, threat_table, Threat, NEEDS_CHECK,
-};
+pub use threat::{combine_threat, threat_table, Threat, NEEDS_CHECK};
 
 /// Line class of one direction through an empty cell for one colour (ascending strength).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -80,11 +78,12 @@ impl Pattern {
 
     /// Public class of an internal line code (see [`code`]).
     #[inline]
-    pub fn from_code(c: u8) -> Pattern {
+    pub const fn from_code(c: u8) -> Pattern {
         match c {
             code::OVERLINE => Pattern::Dead,
             code::MULTI4 => Pattern::Flex4,
-            c => Pattern::ALL[(c as usize).min(9)],
+            c if c > 9 => Pattern::Five,
+            c => Pattern::ALL[c as usize],
         }
     }
 }
