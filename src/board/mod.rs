@@ -225,16 +225,17 @@ const fn slot_of(k: isize) -> usize {
 
 /// Cached per-cell state (empty cells; all zero for occupied cells), packed in one word so that saving and
 /// restoring it is a single move: bits 0..16 black's stored line codes (`STORED`; direction d in bits
-/// 4d..4d+4, which is directly the threat-tables' index), 16..32 white's, 32..40 black's `Threat`, 40..48 white's, bit 48 the
-/// renju double-three-candidate flag. Whether a cell is empty is read from `cells`, not from here (an empty
-/// cell's cache can be all zero too).
+/// 4d..4d+4, which is directly the threat tables' index), 16..32 white's, 32..36 black's `Threat`, 36..40
+/// white's (so bits 32..40 index `CellTables::lanes`), bit 48 the renju double-three-candidate flag. Whether
+/// a cell is empty is read from `cells`, not from here (an empty cell's cache can be all zero too).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct CellCache(u64);
 
 impl CellCache {
+    /// A cache of both colours' codes, both threats (black's | white's << 4) and the renju flag.
     #[inline]
-    fn new(pats: u32, tb: u8, tw: u8, flag: u8) -> CellCache {
-        CellCache(pats as u64 | (tb as u64) << 32 | (tw as u64) << 40 | (flag as u64 & 1) << 48)
+    fn new(pats: u32, threats: u8, flag: u8) -> CellCache {
+        CellCache(pats as u64 | (threats as u64) << 32 | (flag as u64 & 1) << 48)
     }
 
     /// Both colours' line codes.
@@ -258,13 +259,19 @@ impl CellCache {
     /// Black's threat.
     #[inline]
     fn tb(self) -> u8 {
-        (self.0 >> 32) as u8
+        ((self.0 >> 32) & 0xF) as u8
     }
 
     /// White's threat.
     #[inline]
     fn tw(self) -> u8 {
-        (self.0 >> 40) as u8
+        ((self.0 >> 36) & 0xF) as u8
+    }
+
+    /// Both threats, black's | white's << 4 (the `CellTables::lanes` index).
+    #[inline]
+    fn threats(self) -> usize {
+        ((self.0 >> 32) & 0xFF) as usize
     }
 
     /// Renju double-three candidate flag (0 or 1).
@@ -276,7 +283,7 @@ impl CellCache {
     /// The same with black's threat replaced.
     #[inline]
     fn with_tb(self, t: u8) -> CellCache {
-        CellCache((self.0 & !(0xFF << 32)) | (t as u64) << 32)
+        CellCache((self.0 & !(0xF << 32)) | (t as u64) << 32)
     }
 }
 
@@ -429,6 +436,10 @@ const PAIR_SCORE: [i64; 256] = {
 struct CellTables {
     /// `PAIR_SCORE`.
     score: [i64; 256],
+    /// Count lanes of a threat pair `black | white << 4`: byte `black` and byte `16 + white` are 1. The move
+    /// update sums new minus old lanes over its cells in wrapping bytes (a class count changes by at most 41
+    /// in a move) and adds them to the counts once: four read-modify-writes of the counts per cell cost more.
+    lanes: [[u8; 32]; 256],
     /// Threat class (`Threat as u8`) by four stored codes at `compact_index`, for every view but renju
     /// black's.
     compact: [u8; 0x7778],
@@ -443,10 +454,15 @@ impl CellTables {
     fn new(rule: Rule) -> Box<CellTables> {
         let mut t = Box::new(CellTables {
             score: PAIR_SCORE,
+            lanes: [[0; 32]; 256],
             compact: [0; 0x7778],
             renju: [0; 1 << 16],
             lines: [0; 1 << 17],
         });
+        for (i, l) in t.lanes.iter_mut().enumerate() {
+            l[i & 15] = 1;
+            l[16 + (i >> 4)] = 1;
+        }
         for (i, e) in t.compact.iter_mut().enumerate() {
             if i & 0x8888 == 0 {
                 // The even stored code of each value stands for both.
@@ -1115,6 +1131,7 @@ impl Board {
         let counts = &mut self.counts;
         let dt = &mut self.dt;
         let mut score = 0i64;
+        let mut lanes = [0u8; 32];
         for (&entry, out) in list[..n].iter().zip(saved) {
             let p = entry as usize & MASK;
             let d = (entry >> 16) as usize & 3;
@@ -1151,10 +1168,11 @@ impl Board {
             };
             let tw = ct.compact[compact_index(pats >> 16)];
             let tb = if RENJU { tbf & !NEEDS_CHECK } else { tbf };
-            counts[0][(cc.tb() & 15) as usize] -= 1;
-            counts[0][(tb & 15) as usize] += 1;
-            counts[1][(cc.tw() & 15) as usize] -= 1;
-            counts[1][(tw & 15) as usize] += 1;
+            let threats = tb | tw << 4;
+            let (lo, ln) = (&ct.lanes[cc.threats()], &ct.lanes[threats as usize]);
+            for i in 0..32 {
+                lanes[i] = lanes[i].wrapping_add(ln[i]).wrapping_sub(lo[i]);
+            }
             let flag = if RENJU {
                 let flag = tbf >> 7;
                 if (flag | cc.flag()) != 0 {
@@ -1169,7 +1187,11 @@ impl Board {
             } else {
                 0
             };
-            slot.cache = CellCache::new(pats, tb, tw, flag);
+            slot.cache = CellCache::new(pats, threats, flag);
+        }
+        for (i, &l) in lanes.iter().enumerate() {
+            let k = &mut counts[i / 16][i % 16];
+            *k = k.wrapping_add(l as i8 as u16);
         }
         self.saved.len = sp + n;
         let (db, dw) = unpack_scores(score);
@@ -1349,7 +1371,7 @@ impl Board {
         } else {
             tb
         };
-        CellCache::new(pats, tb as u8, tw as u8, check as u8)
+        CellCache::new(pats, tb as u8 | (tw as u8) << 4, check as u8)
     }
 
     /// Whether the stone of colour `c` at `s` makes a winning five under the rule (exact line scan).
