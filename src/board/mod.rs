@@ -955,32 +955,36 @@ impl Board {
         let c = (self.cells[s] - 1) as usize;
         self.cells[s] = EMPTY;
         self.zhash ^= zobrist::key(c, s);
-        if self.rule == Rule::Freestyle {
-            self.remove_keys::<4>(s, c);
-        } else {
-            self.remove_keys::<5>(s, c);
+        match (self.rule, c) {
+            (Rule::Freestyle, 0) => self.remove_keys::<4, true, 0>(s),
+            (Rule::Freestyle, _) => self.remove_keys::<4, true, 1>(s),
+            (Rule::Standard | Rule::Renju, 0) => self.remove_keys::<5, true, 0>(s),
+            (Rule::Standard | Rule::Renju, _) => self.remove_keys::<5, true, 1>(s),
+            (Rule::Caro | Rule::CaroExact, 0) => self.remove_keys::<5, false, 0>(s),
+            (Rule::Caro | Rule::CaroExact, _) => self.remove_keys::<5, false, 1>(s),
         }
         let start = ply.saved_start as usize;
         let saved = &self.saved.buf[start..self.saved.len];
+        // The slots borrowed once: through `self` the pointer would be reloaded after every store.
+        let slots = &mut *self.slots;
         if !self.renju {
-            // The slots borrowed once: through `self` the pointer would be reloaded after every store.
-            let slots = &mut *self.slots;
             for e in saved {
                 slots[e.pos()].cache = e.cache();
             }
-        }
-        for e in saved.iter().filter(|_| self.renju) {
-            let pos = e.pos();
-            let cache = e.cache();
-            if (self.slots[pos].cache.flag() | cache.flag()) != 0 {
-                let bit = 1u64 << (pos % 64);
-                if cache.flag() != 0 {
-                    self.dt[pos / 64 % (CELLS / 64)] |= bit;
-                } else {
-                    self.dt[pos / 64 % (CELLS / 64)] &= !bit;
+        } else {
+            for e in saved {
+                let pos = e.pos();
+                let cache = e.cache();
+                if (slots[pos].cache.flag() | cache.flag()) != 0 {
+                    let bit = 1u64 << (pos % 64);
+                    if cache.flag() != 0 {
+                        self.dt[pos / 64 % (CELLS / 64)] |= bit;
+                    } else {
+                        self.dt[pos / 64 % (CELLS / 64)] &= !bit;
+                    }
                 }
+                slots[pos].cache = cache;
             }
-            self.slots[pos].cache = cache;
         }
         self.saved.len = start;
         self.counts = ply.counts;
@@ -989,10 +993,11 @@ impl Board {
         self.candidates_remove(s);
     }
 
-    /// Takes the stone of colour index `c` at `s` out of the line keys within `REACH` cells.
+    /// Takes the stone of colour index `C` at `s` out of the line keys within `REACH` cells (`TERNARY`: key
+    /// format; constants, so that the key deltas are immediates).
     #[inline(always)]
-    fn remove_keys<const REACH: usize>(&mut self, s: usize, c: usize) {
-        let delta = DELTAS[self.ternary as usize][c];
+    fn remove_keys<const REACH: usize, const TERNARY: bool, const C: usize>(&mut self, s: usize) {
+        let delta = DELTAS[TERNARY as usize][C];
         for d in 0..4 {
             let off = self.offs[d];
             for k in 1..=REACH {
