@@ -10,14 +10,15 @@
 //!   stone: two 16-bit ternary keys (black's and white's view) for every rule but caro, the 20-bit key for caro;
 //!   ternary keys are compact (`pattern::POW3_COMPACT`: the ±5 cells are one own-stone bit each), so a view's
 //!   table is 26 KB (6.5 KB in freestyle, whose keys cover only ±4);
-//! - per empty cell, the four line codes per colour (a nibble per direction, which is directly the index of the
-//!   threat table) and the combined `Threat` per colour; per colour, counts of each threat class and the sum of
-//!   cell scores (`cell_score` itself is four small lookups on the cached codes);
+//! - per empty cell, the four line codes per colour (a nibble per direction, in the `STORED` numbering whose top
+//!   three bits index the compact threat table directly) and the combined `Threat` per colour; per colour,
+//!   counts of each threat class and the sum of cell scores (`cell_score` itself is four small lookups on the
+//!   cached codes);
 //! - the candidate area: per row, a bitmask of cells within range of a stone (OR-ed in on a move; the few rows
 //!   a move touched are saved and restored by undo); the Zobrist hash; the winner.
 //!
-//! A move refreshes only the empty cells on its four lines whose codes changed, and pushes their old 8-byte
-//! cache entries on the undo stack; undo pops them back. Nothing is allocated per move (stacks are reserved).
+//! A move refreshes the empty cells on its four lines (see `update_lines`), and pushes their old 8-byte cache
+//! entries on the undo stack; undo pops them back. Nothing is allocated per move (stacks are reserved).
 //!
 //! Renju: a cell where black has two Flex3 lines (and no other forbidden shape) is a double-three candidate;
 //! whether at least two of those threes are real depends on cells off its lines, so after every move the

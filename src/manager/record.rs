@@ -2,7 +2,7 @@
 //!
 //! `.psq` as Piskvork saves it: a header `Piskvorky WxH, 11:11, 0`, then one `x,y,ms` line per move with
 //! 1-based coordinates and the thinking time, then the players' names. SGF uses `GM[4]` (Gomoku) with
-//! letter coordinates from the top-left corner (a = 0; after z come A–Z, as FF[4] allows).
+//! letter coordinates from the top-left corner (a = 0; after z come A–Z, as `FF[4]` allows).
 
 use anyhow::{bail, Context};
 
