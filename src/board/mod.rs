@@ -452,6 +452,7 @@ struct CellTables {
 }
 
 impl CellTables {
+    /// The tables of `rule`.
     fn new(rule: Rule) -> Box<CellTables> {
         let mut t = Box::new(CellTables {
             score: PAIR_SCORE,
@@ -505,6 +506,7 @@ static CARO_LINES: [LazyLock<Box<[u8; KEY_COUNT]>>; 2] = [
     LazyLock::new(|| caro_lines(Rule::CaroExact)),
 ];
 
+/// See `CARO_LINES`.
 fn caro_lines(rule: Rule) -> Box<[u8; KEY_COUNT]> {
     let (lb, lw) = rule.line_rules();
     let mut t = rule_table(rule).entries.clone();
@@ -1026,8 +1028,8 @@ impl Board {
         // Room for this cell and the 40 on its lines (renju re-judging pushes check for themselves).
         self.saved.reserve(41);
         self.saved.push(Saved::new(s, old));
-        self.counts[0][(old.tb() & 15) as usize] -= 1;
-        self.counts[1][(old.tw() & 15) as usize] -= 1;
+        self.counts[0][old.tb() as usize] -= 1;
+        self.counts[1][old.tw() as usize] -= 1;
         self.sums[0] -= codes_score(old.pb());
         self.sums[1] -= codes_score(old.pw());
         self.slots[s & MASK].cache = CellCache::default();
@@ -1165,8 +1167,8 @@ impl Board {
             let pats = (cc.pats() & !m) | e << sh;
             let old = ((cc.pats() & m) >> sh).wrapping_mul(0x1001) >> 12;
             score += ct.score[(new & 0xFF) as usize] - ct.score[(old & 0xFF) as usize];
-            // Renju: black's entries carry the double-three flag; white's classes are the non-renju ones
-            // (the high half). Other rules: both halves are the same, and both colours read the low one.
+            // Renju black reads the full table, whose entries carry the double-three flag; every other view
+            // reads the compact one.
             let tbf = if RENJU {
                 ct.renju[(pats & 0xFFFF) as usize]
             } else {
