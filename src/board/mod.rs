@@ -509,7 +509,7 @@ static CARO_LINES: [LazyLock<Box<[u8; KEY_COUNT]>>; 2] = [
 /// See `CARO_LINES`.
 fn caro_lines(rule: Rule) -> Box<[u8; KEY_COUNT]> {
     let (lb, lw) = rule.line_rules();
-    let mut t = rule_table(rule).entries.clone();
+    let mut t = rule_table(rule).entries;
     for e in t.iter_mut() {
         *e = store(*e & 0xF, lb) | store(*e >> 4, lw) << 4;
     }

@@ -136,7 +136,9 @@ pub struct RuleTable {
     pub entries: Box<[u8; KEY_COUNT]>,
 }
 
-fn build_rule_table(rule: Rule) -> RuleTable {
+/// The merged black/white table of a game rule, built anew on each call (its one user, the board, keeps a
+/// converted copy per rule, so caching this one too would hold the megabyte twice).
+pub fn rule_table(rule: Rule) -> RuleTable {
     let (b, w) = rule.line_rules();
     let tb = class_table(b);
     let tw = class_table(w);
@@ -146,19 +148,6 @@ fn build_rule_table(rule: Rule) -> RuleTable {
     RuleTable {
         entries: fixed(entries),
     }
-}
-
-static RULE_TABLES: [LazyLock<RuleTable>; 5] = [
-    LazyLock::new(|| build_rule_table(Rule::Freestyle)),
-    LazyLock::new(|| build_rule_table(Rule::Standard)),
-    LazyLock::new(|| build_rule_table(Rule::Renju)),
-    LazyLock::new(|| build_rule_table(Rule::Caro)),
-    LazyLock::new(|| build_rule_table(Rule::CaroExact)),
-];
-
-/// The merged black/white table of a game rule (built on first use).
-pub fn rule_table(rule: Rule) -> &'static RuleTable {
-    &RULE_TABLES[rule as usize]
 }
 
 /// Black's ternary table in the low half, white's in the high half, so that one base address serves both:
