@@ -18,8 +18,9 @@ pub const UNLIMITED: i64 = 2_147_483_647;
 pub const DEFAULT_TURN_MS: i64 = 5_000;
 
 /// Safety margin kept below any limit: a fraction of it (per mille) … (measured: on a 2-core machine
-/// loaded 4× over, answers came up to ~20 ms after the hard deadline; this keeps twice that)
-const MARGIN_PER_MILLE: i64 = 200;
+/// loaded 4× over, answers came up to ~20 ms after the hard deadline; the minimum below keeps more than that,
+/// and a long turn keeps a share for a slow or swapping machine)
+const MARGIN_PER_MILLE: i64 = 60;
 /// … but at least this (pipe latency, thread wake-up, a busy machine) …
 const MARGIN_MIN_MS: i64 = 30;
 /// … and at most this (a long turn does not need a longer margin).
@@ -35,8 +36,13 @@ const MOVES_TO_GO_MIN: i64 = 12;
 /// Never spend more than 1/this of the match time left on one move.
 const MATCH_HARD_DIVISOR: i64 = 5;
 
-/// Once this share (per mille) of the hard limit is used, a new iteration is not started.
+/// Under a match clock (time saved is worth something later): once this share (per mille) of the hard limit is
+/// used, a new iteration is not started.
 const NO_NEW_ITERATION_PER_MILLE: i64 = 500;
+/// Under a turn limit alone (nothing is saved for later): new iterations start until this share (per mille) of
+/// the hard limit; an iteration cut by the deadline still yields its better root moves, and its table entries
+/// serve the next move.
+const TURN_ONLY_ITERATION_PER_MILLE: i64 = 950;
 /// The next iteration is expected to take at least this many times as long as the last one; one
 /// that cannot finish before the hard deadline is not started (its work would be thrown away).
 const NEXT_ITERATION_GROWTH: u32 = 2;
@@ -165,6 +171,9 @@ pub fn should_stop(plan: &Plan, p: &Progress) -> bool {
     let elapsed = p.elapsed.as_millis().min(i64::MAX as u128) as i64;
     let hard = plan.hard.as_millis().min(i64::MAX as u128) as i64;
     let soft = plan.soft.as_millis().min(i64::MAX as u128) as i64;
+    if soft >= hard {
+        return elapsed >= per_mille(hard, TURN_ONLY_ITERATION_PER_MILLE);
+    }
     if elapsed >= per_mille(hard, NO_NEW_ITERATION_PER_MILLE) {
         return true;
     }
@@ -213,8 +222,9 @@ mod tests {
             assert!(p.soft <= p.hard);
             assert!(p.soft > Duration::ZERO);
         }
-        // 300 ms per move, as in the self-play match: 60 ms margin.
-        assert_eq!(ms(plan(&turn(300), 0).hard), 240);
+        // 300 ms per move: the 30 ms minimum margin; 1 s: 6%.
+        assert_eq!(ms(plan(&turn(300), 0).hard), 270);
+        assert_eq!(ms(plan(&turn(1000), 0).hard), 940);
         // 100 ms per move: 30 ms margin.
         assert_eq!(ms(plan(&turn(100), 0).hard), 70);
     }
@@ -401,5 +411,22 @@ mod tests {
         };
         assert!(!should_stop(&p, &progress(499, 1, 0, Some(0))));
         assert!(should_stop(&p, &progress(500, 1, -500, Some(0))));
+    }
+
+    #[test]
+    fn a_turn_limit_alone_keeps_iterating_to_the_end() {
+        let p = plan(&turn(500), 10);
+        assert_eq!(p.soft, p.hard);
+        // A long last iteration, a stable move: under a match clock either would stop, here neither does.
+        let mut pr = progress(300, 9, 0, Some(0));
+        pr.last_iteration = Duration::from_millis(200);
+        assert!(!should_stop(&p, &pr));
+        let late = ms(p.hard) * TURN_ONLY_ITERATION_PER_MILLE / 1000;
+        assert!(!should_stop(&p, &progress(late - 1, 1, 0, Some(0))));
+        assert!(should_stop(&p, &progress(late, 1, 0, Some(0))));
+        // A proven result still answers at once.
+        let mut d = progress(1, 1, 0, None);
+        d.decided = true;
+        assert!(should_stop(&p, &d));
     }
 }
