@@ -171,6 +171,17 @@ const MASK: usize = CELLS - 1;
 /// Placeholder 2-bit table for a ternary board (zeroed, never read).
 static NO_TABLE: [u8; KEY_COUNT] = [0; KEY_COUNT];
 
+/// What a black stone on an empty cell makes under renju (see `Board::black_move`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BlackMove {
+    /// A five: it wins, whatever else it makes.
+    Five,
+    /// An overline, a double four or a double three.
+    Forbidden,
+    /// Anything else.
+    Other,
+}
+
 /// A boxed fixed-size array filled with `v`.
 fn boxed<T: Clone + std::fmt::Debug, const N: usize>(v: T) -> Box<[T; N]> {
     vec![v; N].into_boxed_slice().try_into().expect("length N")
@@ -1310,6 +1321,13 @@ impl Board {
 
     /// See `forbidden_raw`; `CACHED`: keys from `hyp_key`, else from the cells.
     fn forbidden_with<const CACHED: bool>(&mut self, p: usize) -> bool {
+        self.black_move::<CACHED>(p) == BlackMove::Forbidden
+    }
+
+    /// What a black stone on the empty cell `p` makes, as the renju rules judge it. A row is a real three only
+    /// if some point turns it into a straight four without being forbidden and without at the same time making
+    /// a five (RIF: "without at the same time a five in a row is made"), so the recursion asks for both.
+    fn black_move<const CACHED: bool>(&mut self, p: usize) -> BlackMove {
         // Renju keys are ternary: black's view is the low half.
         let keys = [0, 1, 2, 3].map(|d| {
             if CACHED {
@@ -1320,11 +1338,11 @@ impl Board {
         });
         let codes = keys.map(|k| CODE_OF[self.ct.lines[k as usize] as usize]);
         let (t, check) = combine_threat(codes, true);
-        if t == Threat::Forbidden {
-            return true;
-        }
-        if !check {
-            return false;
+        match t {
+            Threat::Five => return BlackMove::Five,
+            Threat::Forbidden => return BlackMove::Forbidden,
+            _ if !check => return BlackMove::Other,
+            _ => {}
         }
         self.cells[p] = Color::Black.cell();
         if CACHED {
@@ -1343,7 +1361,7 @@ impl Board {
                 }
                 let nk = keys[d] + self.pow[slot_of(k)];
                 if CODE_OF[self.ct.lines[nk as usize] as usize] == code::FLEX4
-                    && !self.forbidden_with::<CACHED>(q)
+                    && self.black_move::<CACHED>(q) == BlackMove::Other
                 {
                     real += 1;
                     break;
@@ -1357,7 +1375,11 @@ impl Board {
             self.hyp.pop();
         }
         self.cells[p] = EMPTY;
-        real >= 2
+        if real >= 2 {
+            BlackMove::Forbidden
+        } else {
+            BlackMove::Other
+        }
     }
 
     /// From-scratch cache of the empty cell `p` (threats by `combine_threat`, not the threat tables).

@@ -321,6 +321,122 @@ fn renju_false_double_three() {
     assert_eq!(b.threat_count(B, Threat::Forbidden), 0);
 }
 
+/// A three whose only straight-four point also makes a five is no three (RIF: "without at the same time a five
+/// in a row is made"). `a` has two Flex3 lines: the horizontal one is real (8,5 or 12,5 make a straight four),
+/// the vertical one reaches a straight four only through `q`, which also completes the five q..13,6.
+const THREE_THROUGH_FIVE: &str = "
+    . . . . . . . . . . . . . . .
+    . . . . . . . . . . . . . . .
+    . . . . . . . . . . . . . . .
+    . . . . . . . . . . . . . . .
+    . . . . . . . . . . . . . . .
+    . . . . . . . . . a X X . . .
+    . . . . . . . . . q X X X X .
+    . . . . . . . . . X . . . . .
+    . . . . . . . . . X . . . . .
+    . . . . . . . . . . . . . . .
+    O . O . O . . . . . . . . . .
+    . . . . . . . . . . . . . . .
+    O . O . O . . . . . . . . . .
+    . . . . . . . . . . . . . . .
+    O . O . . . . . . . . . . . .";
+
+#[test]
+fn renju_three_through_a_five_point_is_no_three() {
+    let (b, m) = setup(THREE_THROUGH_FIVE, Rule::Renju);
+    b.check_invariants();
+    let (a, q) = (mark(&m, 'a'), mark(&m, 'q'));
+    assert_eq!(b.side_to_move(), B);
+    assert_eq!(b.pattern(a, B, 0), Pattern::Flex3);
+    assert_eq!(b.pattern(a, B, 1), Pattern::Flex3);
+    assert_eq!(b.threat(q, B), Threat::Five);
+    assert!(!b.is_forbidden(a), "only one real three");
+    assert_eq!(b.threat(a, B), Threat::DoubleFlex3);
+    // Without the five (12,6 and 13,6 gone), q makes a straight four and a three: the vertical three is real
+    // and `a` is a double three.
+    let no_five = THREE_THROUGH_FIVE
+        .replacen("X X X X", "X X . .", 1)
+        .replacen("O . O . .", ". . . . .", 1);
+    let (b, m) = setup(&no_five, Rule::Renju);
+    b.check_invariants();
+    assert!(b.is_forbidden(mark(&m, 'a')), "real double three");
+    assert_eq!(b.threat(mark(&m, 'a'), B), Threat::Forbidden);
+}
+
+#[test]
+fn renju_four_three_with_a_three_through_a_five_point() {
+    // The same two threes at `a`, plus a four on the diagonal a..12,2 (blocked by white at 13,1): a
+    // four-three-three if the vertical three counted, a legal four-three as it is.
+    let d = "
+    . . . . . . . . . . . . . . .
+    . . . . . . . . . . . . . O .
+    . . . . . . . . . . . . X . .
+    . . . . . . . . . . . X . . .
+    . . . . . . . . . . X . . . .
+    . . . . . . . . . a X X . . .
+    . . . . . . . . . q X X X X .
+    . . . . . . . . . X . . . . .
+    . . . . . . . . . X . . . . .
+    . . . . . . . . . . . . . . .
+    O . O . O . . . . . . . . . .
+    . . . . . . . . . . . . . . .
+    O . O . O . . . . . . . . . .
+    . . . . . . . . . . . . . . .
+    O . O . O . O . . . . . . . .";
+    let (b, m) = setup(d, Rule::Renju);
+    b.check_invariants();
+    let a = mark(&m, 'a');
+    assert_eq!(b.side_to_move(), B);
+    assert_eq!(b.pattern(a, B, 3), Pattern::Block4);
+    assert!(!b.is_forbidden(a), "four-three, not four-three-three");
+    assert_eq!(b.threat(a, B), Threat::Block4Flex3);
+}
+
+#[test]
+fn renju_three_through_a_five_point_issue_position() {
+    // The position of the issue report (x,y from 0, black to move): 9,5 is legal.
+    let black = [
+        (10, 6),
+        (11, 6),
+        (12, 6),
+        (13, 6),
+        (9, 7),
+        (11, 7),
+        (9, 8),
+        (11, 9),
+        (10, 5),
+        (6, 3),
+        (8, 1),
+        (9, 0),
+        (10, 0),
+    ];
+    let white = [
+        (9, 13),
+        (9, 14),
+        (8, 13),
+        (8, 12),
+        (8, 5),
+        (7, 5),
+        (7, 14),
+        (5, 7),
+        (6, 4),
+        (6, 6),
+        (7, 6),
+        (3, 5),
+        (4, 6),
+    ];
+    let mut b = Board::new(15, 15, Rule::Renju).unwrap();
+    for (&(bx, by), &(wx, wy)) in black.iter().zip(&white) {
+        b.try_place(bx, by, B).unwrap();
+        b.try_place(wx, wy, W).unwrap();
+        b.check_invariants();
+    }
+    assert_eq!(b.side_to_move(), B);
+    let p = b.pos(9, 5).unwrap();
+    assert!(!b.is_forbidden(p));
+    assert_ne!(b.threat(p, B), Threat::Forbidden);
+}
+
 #[test]
 fn renju_double_four_on_one_line() {
     let d = ". . X . X a X . X . . . .";
