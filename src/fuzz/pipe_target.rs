@@ -6,8 +6,11 @@
 //! answered); sometimes it writes on without waiting. A search that runs longer than
 //! [`STOP_AFTER`] gets `YXSTOP`, as c-gomoku-cli sends on a soft timeout. All answers are checked
 //! by the [`Model`] (lenient only about *when* a deferred `INFO` problem is reported, since over
-//! pipes a STOP may land before or after the search ends). The case ends with `END` (the process
-//! must exit at once) or by closing stdin (it must answer what is queued, then exit). The exit
+//! pipes a STOP may land before or after the search ends). Before a valid `START`/`RECTSTART`/
+//! `RESTART` the driver waits for all answers (such a command drops the move of a search it
+//! interrupts, and over pipes which one that is is a race). The case ends with `END` (the process
+//! answers what came before it at once, then exits) or by closing stdin (it must answer what is
+//! queued, then exit). The exit
 //! status must be clean (a panic aborts: SIGABRT) and the peak resident memory is recorded.
 
 use std::io::{BufRead, BufReader, Write};
@@ -21,6 +24,7 @@ use super::model::Model;
 use super::{parse_line, proc_status_bytes, CaseStats, Finding};
 use crate::manager::players::Rng;
 use crate::protocol::command::{Command, Parser};
+use crate::protocol::session::starts_a_game;
 
 /// How long the driver waits for answers before it sends `YXSTOP`.
 pub const STOP_AFTER: Duration = Duration::from_millis(60);
@@ -143,14 +147,31 @@ impl Driver {
         }
         let mut bytes = raw.to_vec();
         bytes.push(b'\n');
+        let cmds = parse_line(&mut self.parser, raw);
+        if cmds.iter().any(starts_a_game) && !self.pending.is_empty() {
+            self.sync(st)?;
+        }
         self.input.extend_from_slice(&bytes);
         st.lines += 1;
         st.bytes += bytes.len() as u64;
-        for cmd in parse_line(&mut self.parser, raw) {
+        for cmd in cmds {
             st.commands += 1;
             self.pending.push(cmd);
         }
         self.brain.write(&bytes)
+    }
+
+    /// Sends `ABOUT`, waits for its answer (so for every answer before it) and checks them all.
+    fn sync(&mut self, st: &mut CaseStats) -> Result<(), String> {
+        self.input.extend_from_slice(b"ABOUT\n");
+        st.lines += 1;
+        st.bytes += 6;
+        st.commands += 1;
+        self.pending.push(Command::About);
+        self.brain.write(b"ABOUT\n")?;
+        let n = self.abouts_pending();
+        self.collect(Some(n))?;
+        self.check(st)
     }
 
     /// Collects output until `abouts` ABOUT answers have arrived (or, with `None`, until the
@@ -228,6 +249,22 @@ impl Driver {
         Ok(())
     }
 
+    /// Closes stdin and checks the rest. After `END` (if it was sent) everything before it is
+    /// answered at once, in order, and the process is gone within [`EXIT_WITHIN`]; at end of input
+    /// everything queued is answered, then the process exits by itself.
+    fn finish(&mut self, st: &mut CaseStats) -> Result<(), String> {
+        self.brain.stdin = None;
+        if let Some(end) = self.pending.iter().position(|c| *c == Command::End) {
+            self.brain.wait_exit(EXIT_WITHIN)?;
+            self.collect(None)?;
+            self.pending.truncate(end + 1);
+        } else {
+            self.collect(None)?;
+            self.brain.wait_exit(HANG_AFTER)?;
+        }
+        self.check(st)
+    }
+
     fn abouts_pending(&self) -> usize {
         self.pending
             .iter()
@@ -278,10 +315,7 @@ pub fn run_case(
                 break;
             }
             if rng.below(10) < 7 {
-                d.write_line(b"ABOUT", st)?;
-                let n = d.abouts_pending();
-                d.collect(Some(n))?;
-                d.check(st)?;
+                d.sync(st)?;
             }
         }
         if let Some(rss) = d.brain.peak_rss() {
@@ -293,34 +327,10 @@ pub fn run_case(
                 ));
             }
         }
-        if d.pending.contains(&Command::End) || rng.below(2) == 0 {
-            // END: whatever is answered before it must be right, and the process goes at once.
-            if !d.pending.contains(&Command::End) {
-                d.write_line(b"END", st)?;
-            }
-            d.brain.stdin = None;
-            d.brain.wait_exit(EXIT_WITHIN)?;
-            d.collect(None)?;
-            let lines = std::mem::take(&mut d.lines);
-            let pending = std::mem::take(&mut d.pending);
-            let mut i = 0;
-            for cmd in &pending {
-                if i == lines.len() || *cmd == Command::End {
-                    break;
-                }
-                i += d.model.check(cmd, &lines[i..])?;
-            }
-            if i != lines.len() {
-                return Err(format!("stray output around END: {:?}", &lines[i..]));
-            }
-        } else {
-            // End of input: everything queued is answered, then the process exits by itself.
-            d.brain.stdin = None;
-            d.collect(None)?;
-            d.brain.wait_exit(HANG_AFTER)?;
-            d.check(st)?;
+        if !d.pending.contains(&Command::End) && rng.below(2) == 0 {
+            d.write_line(b"END", st)?;
         }
-        Ok(())
+        d.finish(st)
     })();
     match res {
         Ok(()) => {
@@ -329,4 +339,26 @@ pub fn run_case(
         }
         Err(what) => Err(fail(what, std::mem::take(&mut d.input))),
     }
+}
+
+/// Replays raw input bytes (a corpus file) through a fresh brain process, line by line (waiting for
+/// the answers before a new game, as [`run_case`] does), then closes its input; every answer is
+/// checked.
+pub fn replay(binary: &Path, input: &[u8], st: &mut CaseStats) -> Result<(), String> {
+    let mut d = Driver {
+        brain: Brain::spawn(binary)?,
+        parser: Parser::new(),
+        model: Model::new(true),
+        pending: Vec::new(),
+        lines: Vec::new(),
+        input: Vec::new(),
+    };
+    for raw in input
+        .strip_suffix(b"\n")
+        .unwrap_or(input)
+        .split(|&b| b == b'\n')
+    {
+        d.write_line(raw, st)?;
+    }
+    d.finish(st)
 }

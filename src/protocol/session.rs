@@ -2,8 +2,15 @@
 //!
 //! Everything arrives as an [`Event`] on one channel, in order: commands from the reader thread,
 //! end of input, and finished searches from the engine's worker. The session is never blocked:
-//! while the engine thinks, `END`, `STOP`/`YXSTOP` and `INFO timeout_turn 0` act at once and every
-//! other command waits in a queue, to be handled right after the move has been printed.
+//! while the engine thinks, `STOP`/`YXSTOP` and `INFO timeout_turn 0` act at once and every other
+//! command waits in a queue, to be handled right after the move has been printed. Every command is
+//! answered in the order received, with three commands that also cut the running search short:
+//! - `END` (and end of input): the search answers at once with its best move so far, each queued
+//!   command is answered in turn (a search it starts answers at once too), then the process exits;
+//!   nothing read after `END` is looked at.
+//! - `START`, `RECTSTART`, `RESTART`: the search stops at once and its move is never printed (the
+//!   manager asked for a new game, not for that move; a stray line loses games under Piskvork),
+//!   nor is the move of a search that a command queued before them starts; then `OK` comes.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -57,7 +64,10 @@ pub struct Session {
     /// A problem with an INFO line, reported at the next non-INFO command (the manager does not
     /// read answers to INFO).
     info_problem: Option<String>,
-    eof: bool,
+    /// END was read while busy, or input ended: answer what is pending at once, then exit.
+    closing: bool,
+    /// A new game was asked for while the running search thinks: its move is dropped.
+    discard: bool,
 }
 
 impl Session {
@@ -68,7 +78,8 @@ impl Session {
             out,
             queue: VecDeque::new(),
             info_problem: None,
-            eof: false,
+            closing: false,
+            discard: false,
         }
     }
 
@@ -80,36 +91,50 @@ impl Session {
     /// Handles one event.
     pub fn handle(&mut self, ev: Event) -> Flow {
         match ev {
+            Event::Command(_, _) if self.closing => Flow::Continue,
             Event::Command(cmd, at) => {
                 if self.engine.is_thinking() || !self.queue.is_empty() {
                     match cmd {
-                        Command::End => return self.end(),
+                        Command::End => return self.close(),
                         Command::Stop | Command::YxStop => self.engine.stop(),
                         Command::Info(Info::TimeoutTurn(t)) if t <= 0 => {
                             self.engine.options.clock.turn_ms = Some(t);
                             self.engine.stop();
                         }
-                        other => self.queue.push_back((other, at)),
+                        other => {
+                            let new_game = starts_a_game(&other);
+                            self.queue.push_back((other, at));
+                            if new_game && self.engine.is_thinking() {
+                                self.discard = true;
+                                self.engine.stop();
+                            }
+                        }
                     }
                     Flow::Continue
                 } else {
                     self.execute(cmd, at)
                 }
             }
-            Event::Eof => {
-                self.eof = true;
-                if self.engine.is_thinking() {
-                    self.engine.stop();
-                    Flow::Continue
-                } else {
-                    self.drain()
-                }
-            }
+            Event::Eof => self.close(),
             Event::Done(r) => {
                 self.engine.finish(&r);
-                self.answer(&r);
+                if !std::mem::take(&mut self.discard) {
+                    self.answer(&r);
+                }
                 self.drain()
             }
+        }
+    }
+
+    /// END while busy, or the end of input: the running search answers at once, then the queue is
+    /// answered (see `think`) and the process exits.
+    fn close(&mut self) -> Flow {
+        self.closing = true;
+        if self.engine.is_thinking() {
+            self.engine.stop();
+            Flow::Continue
+        } else {
+            self.drain()
         }
     }
 
@@ -129,8 +154,8 @@ impl Session {
                 return Flow::Exit;
             }
         }
-        if self.eof && !self.engine.is_thinking() && self.queue.is_empty() {
-            return Flow::Exit;
+        if self.closing && !self.engine.is_thinking() && self.queue.is_empty() {
+            return self.end();
         }
         Flow::Continue
     }
@@ -158,8 +183,12 @@ impl Session {
     fn think(&mut self, task: Task, at: Instant) {
         match self.engine.think(task, at) {
             Ok(()) => {
-                if self.eof {
+                if self.closing {
                     // Nobody is left to wait for a good move: answer at once and go.
+                    self.engine.stop();
+                } else if self.queue.iter().any(|(c, _)| starts_a_game(c)) {
+                    // A new game is already asked for: this move would never be wanted.
+                    self.discard = true;
                     self.engine.stop();
                 }
             }
@@ -346,6 +375,18 @@ impl Session {
     }
 }
 
+/// START or RECTSTART of a size the brain plays, or RESTART: a command that makes the move of a search
+/// running in a game unwanted (an unsupported size is an ERROR that leaves the game as it is).
+pub fn starts_a_game(c: &Command) -> bool {
+    let side = |n: &i64| (MIN_SIZE..=MAX_SIZE).contains(n);
+    match c {
+        Command::Start(n) => side(n),
+        Command::RectStart(w, h) => side(w) && side(h),
+        Command::Restart => true,
+        _ => false,
+    }
+}
+
 /// The first three swap2 stones (black, white, black) that the brain proposes: a quiet,
 /// spread-out shape near the centre that leaves neither side a clear edge; on very small boards a
 /// corner shape.
@@ -523,17 +564,66 @@ mod tests {
     }
 
     #[test]
-    fn end_while_thinking_exits_silently() {
+    fn end_while_thinking_answers_at_once_then_exits() {
         let mut h = Harness::new();
         h.send("INFO timeout_turn 30000");
         h.send("START 15");
         h.lines();
         h.send("BEGIN");
-        assert_eq!(h.send("END"), Flow::Exit);
-        // The search finishes later; its move must not appear.
+        assert_eq!(h.send("END"), Flow::Continue);
+        // Nothing read after END is looked at.
+        h.send("ABOUT");
         let r = h.done.recv().unwrap();
-        h.session.handle(Event::Done(r));
-        assert!(h.lines().is_empty());
+        assert_eq!(h.session.handle(Event::Done(r)), Flow::Exit);
+        let l = h.lines();
+        assert_eq!(l.len(), 1, "{l:?}");
+        assert!(is_move(&l[0]), "{l:?}");
+    }
+
+    #[test]
+    fn end_answers_the_queue_in_order_first() {
+        let mut h = Harness::new();
+        h.send("INFO timeout_turn 30000");
+        h.send("START 15");
+        h.lines();
+        h.send("BEGIN");
+        h.send("TURN 0,0");
+        h.send("ABOUT");
+        h.send("END");
+        let mut flow = Flow::Continue;
+        while flow == Flow::Continue {
+            let r = h.done.recv().unwrap();
+            flow = h.session.handle(Event::Done(r));
+        }
+        let l = h.lines();
+        assert_eq!(l.len(), 3, "{l:?}");
+        assert!(is_move(&l[0]) && is_move(&l[1]), "{l:?}");
+        assert!(l[2].starts_with("name=\"Pentad\""), "{l:?}");
+        assert_eq!(h.board().move_count(), 3);
+    }
+
+    #[test]
+    fn a_new_game_while_thinking_drops_the_move() {
+        for cmd in ["RESTART", "START 15", "RECTSTART 15,15"] {
+            let mut h = Harness::new();
+            h.send("INFO timeout_turn 30000");
+            h.send("START 15");
+            h.lines();
+            h.send("BEGIN");
+            // A queued search before the new game is dropped too; commands after it run normally.
+            h.send("TURN 0,0");
+            h.send(cmd);
+            h.send("ABOUT");
+            h.send("INFO timeout_turn 50");
+            h.send("BEGIN");
+            h.settle();
+            let l = h.lines();
+            assert_eq!(l.len(), 3, "{cmd}: {l:?}");
+            assert_eq!(l[0], "OK", "{cmd}");
+            assert!(l[1].starts_with("name=\"Pentad\""), "{cmd}: {l:?}");
+            assert!(is_move(&l[2]), "{cmd}: {l:?}");
+            assert_eq!(h.board().move_count(), 1, "{cmd}");
+        }
     }
 
     #[test]
