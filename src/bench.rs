@@ -4,7 +4,10 @@
 //! it is the same on every run and machine. Every functional change to search or evaluation states it in its
 //! commit message as `Bench: N`.
 //!
-//! Usage: `pbrain-pentad bench [depth]` (default `params::BENCH_DEPTH`).
+//! Usage: `pbrain-pentad bench [depth]` (default `params::BENCH_DEPTH`). `pbrain-pentad bench depth [SECONDS]`
+//! instead times how long each position takes to complete depths 10, 12 and 14 (at most SECONDS each, default
+//! 10) and prints the medians over the positions that get there (wall time: for before/after comparisons
+//! on one machine, not a checksum).
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -202,17 +205,111 @@ pub fn run_search_bench(depth: i32, verbose: bool) -> anyhow::Result<(u64, f64)>
     Ok((total, start.elapsed().as_secs_f64()))
 }
 
+/// Depths whose completion time `bench depth` reports.
+const TIMED_DEPTHS: [i32; 3] = [10, 12, 14];
+
+/// `bench depth`: per position, the time at which each of `TIMED_DEPTHS` finished (or `-`), then medians.
+fn run_depth_bench(cap_secs: f64) -> anyhow::Result<()> {
+    let stop = AtomicBool::new(false);
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); TIMED_DEPTHS.len()];
+    for (i, p) in POSITIONS.iter().enumerate() {
+        let board = position_board(p)?;
+        let mut searcher = Searcher::new();
+        searcher.set_hash_bytes(BENCH_HASH_BYTES);
+        let limits = Limits {
+            max_depth: TIMED_DEPTHS.last().copied(),
+            hard_deadline: Some(Instant::now() + std::time::Duration::from_secs_f64(cap_secs)),
+            ..Limits::default()
+        };
+        let mut done = [None; TIMED_DEPTHS.len()];
+        let mut last = 0;
+        searcher.search(&board, &limits, &stop, &mut |info| {
+            for (k, &d) in TIMED_DEPTHS.iter().enumerate() {
+                if info.depth >= d && done[k].is_none() {
+                    done[k] = Some(info.elapsed.as_secs_f64());
+                }
+            }
+            last = info.depth;
+            Control::Continue
+        });
+        let cells: Vec<String> = done
+            .iter()
+            .map(|t| t.map_or("-".to_string(), |t| format!("{t:.3}s")))
+            .collect();
+        // A position the search decides (a proven win or loss) ends before the horizon: not a depth measure.
+        let decided = done.iter().all(Option::is_none) && last < TIMED_DEPTHS[0];
+        println!(
+            "position {:2} {:?} {}x{} depth 10/12/14 at {} (last depth {last}){}",
+            i + 1,
+            p.rule,
+            p.width,
+            p.height,
+            cells.join(" "),
+            if decided { ", decided" } else { "" }
+        );
+        for (k, t) in done.iter().enumerate() {
+            if let Some(t) = t {
+                times[k].push(*t);
+            }
+        }
+    }
+    for (k, d) in TIMED_DEPTHS.iter().enumerate() {
+        let v = &mut times[k];
+        v.sort_by(f64::total_cmp);
+        let median = v
+            .get(v.len() / 2)
+            .map_or("-".to_string(), |t| format!("{t:.3}s"));
+        println!("depth {d}: median {median} over {} positions", v.len());
+    }
+    Ok(())
+}
+
+/// `pbrain-pentad bench --help`.
+pub const BENCH_USAGE: &str = "\
+usage: pbrain-pentad bench [DEPTH]          search the fixed positions to DEPTH (default 6); the node count
+                                            printed is the `Bench:` signature of commit messages
+       pbrain-pentad bench depth [SECONDS]  time to complete depths 10, 12 and 14 per position (at most
+                                            SECONDS each, default 10), with medians
+       pbrain-pentad bench board [RULE [ROUNDS]]
+                                            make+undo pairs per second of the board core (RULE 0, 1, 4, 8
+                                            or 9, default 0; ROUNDS default 200)
+";
+
 /// Runs the benchmark with the given command-line arguments.
 pub fn run(args: &[String]) -> anyhow::Result<()> {
-    // `bench board …`: the board core's make+undo benchmark (owner: core).
-    if args.first().map(String::as_str) == Some("board") {
-        return crate::board::bench::run(&args[1..]);
+    crate::cli::check_flags(args, BENCH_USAGE)?;
+    let bad = |what: String| crate::cli::usage_error(what, BENCH_USAGE);
+    match args.first().map(String::as_str) {
+        // `bench board …`: the board core's make+undo benchmark (owner: core).
+        Some("board") => {
+            return crate::board::bench::run(&args[1..]).map_err(|e| bad(format!("{e:#}")))
+        }
+        Some("depth") => {
+            if args.len() > 2 {
+                return Err(bad(format!("unexpected `{}`", args[2])));
+            }
+            let cap = match args.get(1) {
+                None => 10.0,
+                Some(s) => s
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| *v > 0.0)
+                    .ok_or_else(|| bad(format!("bench depth: bad seconds {s:?}")))?,
+            };
+            return run_depth_bench(cap);
+        }
+        _ => {}
+    }
+    if args.len() > 1 {
+        return Err(bad(format!("unexpected `{}`", args[1])));
     }
     let depth = match args.first() {
         None => BENCH_DEPTH,
         Some(d) => d
             .parse()
-            .with_context(|| format!("bench: bad depth {d:?}"))?,
+            .ok()
+            .filter(|d| (1..=crate::search::params::MAX_DEPTH).contains(d))
+            .ok_or_else(|| bad(format!("bench: bad depth {d:?}")))?,
     };
     let (nodes, secs) = run_search_bench(depth, true)?;
     let nps = (nodes as f64 / secs.max(1e-9)) as u64;

@@ -69,16 +69,22 @@ pub fn positions(rule: Rule, count: usize) -> Vec<Board> {
 /// Runs the board benchmark.
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let rule = match args.first() {
-        Some(a) => {
-            let code: i64 = a.parse()?;
-            Rule::from_gomocup(code).ok_or_else(|| anyhow::anyhow!("unknown rule {code}"))?
-        }
+        Some(a) => a
+            .parse()
+            .ok()
+            .and_then(Rule::from_gomocup)
+            .ok_or_else(|| anyhow::anyhow!("bench board: unknown rule {a:?}"))?,
         None => Rule::Freestyle,
     };
     let rounds: usize = match args.get(1) {
-        Some(a) => a.parse()?,
+        Some(a) => a
+            .parse()
+            .map_err(|_| anyhow::anyhow!("bench board: bad rounds {a:?}"))?,
         None => 200,
     };
+    if let Some(extra) = args.get(2) {
+        anyhow::bail!("bench board: unexpected `{extra}`");
+    }
     // The first board of a rule builds that rule's tables (lazily, once per process).
     let t0 = Instant::now();
     Board::new(15, 15, rule)?;

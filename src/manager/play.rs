@@ -259,37 +259,41 @@ pub fn play_session(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    crate::cli::check_flags(args, PLAY_USAGE)?;
     let mut settings = GameSettings::default();
     let mut engine: Option<EngineSpec> = None;
     let mut human = Color::Black;
     let mut load: Option<String> = None;
     let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        let mut val = || -> anyhow::Result<String> {
-            i += 1;
-            args.get(i)
-                .cloned()
-                .with_context(|| format!("{a} needs a value"))
-        };
-        match a {
-            "-h" | "--help" => bail!("{PLAY_USAGE}"),
-            "--engine" => engine = Some(parse_engine(&val()?)?),
-            "--color" | "--colour" => {
-                human = match val()?.to_ascii_lowercase().as_str() {
-                    "black" | "b" | "x" => Color::Black,
-                    "white" | "w" | "o" => Color::White,
-                    c => bail!("--color must be black or white, not `{c}`"),
+    let mut parse = || -> anyhow::Result<()> {
+        while i < args.len() {
+            let a = args[i].as_str();
+            let mut val = || -> anyhow::Result<String> {
+                i += 1;
+                args.get(i)
+                    .cloned()
+                    .with_context(|| format!("{a} needs a value"))
+            };
+            match a {
+                "--engine" => engine = Some(parse_engine(&val()?)?),
+                "--color" | "--colour" => {
+                    human = match val()?.to_ascii_lowercase().as_str() {
+                        "black" | "b" | "x" => Color::Black,
+                        "white" | "w" | "o" => Color::White,
+                        c => bail!("--color must be black or white, not `{c}`"),
+                    }
                 }
+                "--rule" => settings.rule = parse_rule(&val()?)?,
+                "--size" => (settings.width, settings.height) = parse_size(&val()?)?,
+                "--time" => settings.turn_ms = val()?.parse()?,
+                "--load" => load = Some(val()?),
+                _ => bail!("unknown option `{a}`"),
             }
-            "--rule" => settings.rule = parse_rule(&val()?)?,
-            "--size" => (settings.width, settings.height) = parse_size(&val()?)?,
-            "--time" => settings.turn_ms = val()?.parse()?,
-            "--load" => load = Some(val()?),
-            _ => bail!("unknown option `{a}`\n\n{PLAY_USAGE}"),
+            i += 1;
         }
-        i += 1;
-    }
+        Ok(())
+    };
+    parse().map_err(|e| crate::cli::usage_error(format!("{e:#}"), PLAY_USAGE))?;
     let engine = match engine {
         Some(e) => e,
         None => {

@@ -259,7 +259,6 @@ pub fn parse_match_args(args: &[String]) -> anyhow::Result<MatchConfig> {
     while i < args.len() {
         let a = args[i].as_str();
         match a {
-            "-h" | "--help" => bail!("{MATCH_USAGE}"),
             "--rule" => settings.rule = parse_rule(take_value(args, &mut i, a)?)?,
             "--size" => {
                 (settings.width, settings.height) = parse_size(take_value(args, &mut i, a)?)?
@@ -304,13 +303,13 @@ pub fn parse_match_args(args: &[String]) -> anyhow::Result<MatchConfig> {
             "--no-records" => cfg.out_dir = None,
             "--log" => cfg.log = true,
             "--quiet" => cfg.quiet = true,
-            _ if a.starts_with("--") => bail!("unknown option `{a}`\n\n{MATCH_USAGE}"),
+            _ if a.starts_with('-') => bail!("unknown option `{a}`"),
             _ => cfg.engines.push(parse_engine(a)?),
         }
         i += 1;
     }
     if cfg.engines.len() < 2 {
-        bail!("need at least two engines\n\n{MATCH_USAGE}");
+        bail!("need at least two engines");
     }
     if settings.turn_ms == 0 && settings.match_ms == 0 {
         bail!("give a time limit: --tc and/or --match-time");
@@ -432,7 +431,9 @@ fn reason_key(r: &EndReason) -> String {
 
 /// Runs `pbrain-pentad match` with its command-line arguments.
 pub fn run_match(args: &[String]) -> anyhow::Result<()> {
-    let cfg = parse_match_args(args)?;
+    crate::cli::check_flags(args, MATCH_USAGE)?;
+    let cfg = parse_match_args(args)
+        .map_err(|e| crate::cli::usage_error(format!("{e:#}"), MATCH_USAGE))?;
     for e in &cfg.engines {
         if let EngineKind::Command(argv) = &e.kind {
             check_command(argv)?;
