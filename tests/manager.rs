@@ -70,6 +70,7 @@ fn settings(rule: Rule, size: usize) -> GameSettings {
         tolerance_ms: 200,
         max_memory: 0,
         draw_after: 0,
+        send_delay_ms: 0,
     }
 }
 
@@ -207,6 +208,72 @@ fn match_clock_timeout() {
     assert_eq!(
         (r.winner, r.reason),
         (Some(Color::White), EndReason::Fault(Fault::Timeout))
+    );
+}
+
+/// A brain that drops whatever arrives within 50 ms after its move, answering it with an error line as Rapfi
+/// does (`ERROR Unknown command`); it plays the first free point in reading order. Run by bash (`read -t`).
+const FRAGILE_BRAIN: &str = r#"
+declare -A used
+CR=$(printf '\r')
+moved=0
+next() {
+  for ((y = 0; y < 15; y++)); do for ((x = 0; x < 15; x++)); do
+    if [[ -z ${used[$x,$y]} ]]; then used[$x,$y]=1; echo "$x,$y"; return; fi
+  done; done
+}
+while :; do
+  if ((moved)); then
+    moved=0
+    if IFS= read -r -t 0.05 line; then echo "ERROR Unknown command: ${line%"$CR"}"; continue; fi
+  fi
+  IFS= read -r line || exit 0
+  line=${line%"$CR"}
+  case "$line" in
+    START* | RESTART) echo OK ;;
+    BEGIN) next; moved=1 ;;
+    TURN*) used[${line#TURN }]=1; next; moved=1 ;;
+    END) exit 0 ;;
+  esac
+done
+"#;
+
+#[test]
+fn send_delay_lets_a_fragile_brain_play() {
+    let dir = std::env::temp_dir().join(format!("pentad-manager-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fragile.sh");
+    std::fs::write(&path, FRAGILE_BRAIN).unwrap();
+    let fragile = EngineSpec {
+        name: "fragile".into(),
+        kind: EngineKind::Command(vec!["bash".into(), path.display().to_string()]),
+    };
+    let greedy = EngineSpec {
+        name: "greedy".into(),
+        kind: EngineKind::Greedy,
+    };
+    // At once, as Piskvork: the command after the fragile brain's first move is dropped, and its error
+    // line loses the game.
+    let s = settings(Rule::Freestyle, 15);
+    let r = play(&s, &fragile, &greedy);
+    assert_eq!(r.winner, Some(Color::White), "{}", r.describe());
+    assert!(
+        matches!(&r.reason, EndReason::Fault(Fault::Malformed(l)) if l.starts_with("ERROR Unknown command")),
+        "{}",
+        r.describe()
+    );
+    assert_eq!(r.moves.len(), 2);
+    // With the delay, the game is played out on the board.
+    let s = GameSettings {
+        send_delay_ms: 150,
+        ..s
+    };
+    let r = play(&s, &fragile, &greedy);
+    assert!(r.moves.len() > 2, "{}", r.describe());
+    assert!(
+        matches!(r.reason, EndReason::Five | EndReason::BoardFull),
+        "{}",
+        r.describe()
     );
 }
 
@@ -539,7 +606,7 @@ fn match_options() {
     assert!(err.contains("exactly two engines"), "{err}");
     let args: Vec<String> =
         "--rule 4 --size 20x15 --tc 100 --draw-after 200 --sprt elo0=-1,elo1=4 model=trinomial \
-                             new=./a old=./b"
+                             --send-delay 25 new=./a old=./b"
             .split_whitespace()
             .map(String::from)
             .collect();
@@ -553,6 +620,7 @@ fn match_options() {
         ),
         (20, 15, 200)
     );
+    assert_eq!(cfg.settings.send_delay_ms, 25);
     let sprt = cfg.sprt.unwrap();
     assert_eq!(
         (sprt.elo0, sprt.elo1, sprt.model),

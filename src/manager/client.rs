@@ -62,6 +62,10 @@ pub struct BrainProcess {
     stdin: Option<ChildStdin>,
     rx: Receiver<String>,
     log: Option<Log>,
+    /// Least time between the brain's move and the next command sent to it (see `set_send_delay`).
+    send_delay: Duration,
+    /// When the brain's last move arrived, until the next command is sent.
+    moved_at: Option<Instant>,
 }
 
 /// Parses an answer line as a move `x,y`: two integers, spaces around the comma tolerated, but nothing before
@@ -152,11 +156,32 @@ impl BrainProcess {
             stdin,
             rx,
             log,
+            send_delay: Duration::ZERO,
+            moved_at: None,
         })
+    }
+
+    /// Opt-in for fragile brains: the first command after a move is sent no sooner than `d` after that move.
+    /// Some brains drop a command that arrives within microseconds of their move (Rapfi clears its "thinking"
+    /// flag only after printing the move, Embryo answers "BAD COMMAND IN SEARCH MODE"); Piskvork and this
+    /// runner by default send at once and score the resulting error line as a loss.
+    pub fn set_send_delay(&mut self, d: Duration) {
+        self.send_delay = d;
+    }
+
+    /// Waits out the send delay after the brain's last move, if any.
+    fn wait_after_move(&mut self) {
+        if let Some(t) = self.moved_at.take() {
+            let left = self.send_delay.saturating_sub(t.elapsed());
+            if !left.is_zero() {
+                std::thread::sleep(left);
+            }
+        }
     }
 
     /// Writes one command line (CRLF-terminated) and flushes it.
     pub fn send(&mut self, line: &str) -> Result<(), Fault> {
+        self.wait_after_move();
         if let Some(l) = &self.log {
             l.line(">", line);
         }
@@ -169,6 +194,7 @@ impl BrainProcess {
 
     /// Writes several lines in one write (a BOARD block), then flushes.
     pub fn send_block(&mut self, lines: &[String]) -> Result<(), Fault> {
+        self.wait_after_move();
         let mut text = String::new();
         for l in lines {
             if let Some(log) = &self.log {
@@ -216,7 +242,11 @@ impl BrainProcess {
                 on_info(&line);
                 continue;
             }
-            return parse_move(&line).ok_or(Fault::Malformed(line));
+            let mv = parse_move(&line).ok_or(Fault::Malformed(line))?;
+            if !self.send_delay.is_zero() {
+                self.moved_at = Some(Instant::now());
+            }
+            return Ok(mv);
         }
     }
 

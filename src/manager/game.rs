@@ -55,6 +55,8 @@ pub struct GameSettings {
     pub max_memory: u64,
     /// Draw when this many stones are on the board (0 = only a full board draws).
     pub draw_after: usize,
+    /// Least time in ms between a brain's move and the next command sent to it (0 = at once, as Piskvork).
+    pub send_delay_ms: u64,
 }
 
 impl Default for GameSettings {
@@ -69,6 +71,7 @@ impl Default for GameSettings {
             tolerance_ms: 1000,
             max_memory: 0,
             draw_after: 0,
+            send_delay_ms: 0,
         }
     }
 }
@@ -185,6 +188,7 @@ impl Player {
             EngineKind::Greedy => Ok(Player::Greedy(Rng::new(seed))),
             EngineKind::Command(argv) => {
                 let mut proc = BrainProcess::spawn(argv, log.map(|p| p.as_path()))?;
+                proc.set_send_delay(Duration::from_millis(s.send_delay_ms));
                 let start = if s.width == s.height {
                     format!("START {}", s.width)
                 } else {

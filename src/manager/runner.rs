@@ -44,6 +44,9 @@ options:
   --openings-format F   offset | pos (default: detected)
   --shuffle             play the openings in a random (seeded) order
   --draw-after N        a draw when N stones are on the board (Gomocup renju: 200); default: board full only
+  --send-delay MS       wait MS after a brain's move before sending it the next command (for brains that
+                        drop a command arriving right after their move, e.g. Rapfi, Embryo); default 0:
+                        at once, as Piskvork does, and such a brain's error line loses the game
   --concurrency N       games played at the same time, default 1
   --seed N              seed for the built-in players and --shuffle (default: from the clock; printed)
   --sprt elo0=E0 elo1=E1 alpha=A beta=B [model=pentanomial|trinomial]
@@ -268,6 +271,7 @@ pub fn parse_match_args(args: &[String]) -> anyhow::Result<MatchConfig> {
             "--tolerance" => settings.tolerance_ms = take_value(args, &mut i, a)?.parse()?,
             "--max-memory" => settings.max_memory = take_value(args, &mut i, a)?.parse()?,
             "--draw-after" => settings.draw_after = take_value(args, &mut i, a)?.parse()?,
+            "--send-delay" => settings.send_delay_ms = take_value(args, &mut i, a)?.parse()?,
             "--games" => cfg.games = Some(take_value(args, &mut i, a)?.parse()?),
             "--concurrency" => {
                 cfg.concurrency = take_value(args, &mut i, a)?.parse::<usize>()?.max(1)
@@ -483,7 +487,7 @@ pub fn run_match(args: &[String]) -> anyhow::Result<()> {
     let s = &cfg.settings;
     let names: Vec<&str> = cfg.engines.iter().map(|e| e.name.as_str()).collect();
     println!(
-        "Match: {} | {} games | {} {}x{} | tc {} ms/move, {} ms/game, tolerance {} ms | openings: {} | seed {}{}",
+        "Match: {} | {} games | {} {}x{} | tc {} ms/move, {} ms/game, tolerance {} ms{} | openings: {} | seed {}{}",
         names.join(" vs "),
         total,
         rule_name(s.rule.gomocup_code()),
@@ -492,6 +496,11 @@ pub fn run_match(args: &[String]) -> anyhow::Result<()> {
         s.turn_ms,
         s.match_ms,
         s.tolerance_ms,
+        if s.send_delay_ms > 0 {
+            format!(", send delay {} ms after each move", s.send_delay_ms)
+        } else {
+            String::new()
+        },
         cfg.openings_path.as_ref().map_or("none (empty board)".to_string(), |p| format!(
             "{} ({})",
             p.display(),
@@ -840,10 +849,16 @@ fn summaries(
             ));
         }
     }
-    let tc = format!(
+    let mut tc = format!(
         "{} ms/move, {} ms/game, tolerance {} ms",
         s.turn_ms, s.match_ms, s.tolerance_ms
     );
+    if s.send_delay_ms > 0 {
+        tc.push_str(&format!(
+            ", send delay {} ms after each move",
+            s.send_delay_ms
+        ));
+    }
     h.push_str(&format!(
         "Games: {} of {} | TC: {tc} | {} {}x{}\n",
         state.finished,
@@ -882,7 +897,7 @@ fn summaries(
         .map(|(k, v)| format!("{}:{v}", json_str(k)))
         .collect();
     let json = format!(
-        "{{\"engines\":[{}],\"rule\":{},\"width\":{},\"height\":{},\"turn_ms\":{},\"match_ms\":{},\"tolerance_ms\":{},\"seed\":{},\"openings\":{},\"games\":{},\"pairs\":[{}],\"sprt\":{},\"endings\":{{{}}},\"faults\":{{{}}}}}",
+        "{{\"engines\":[{}],\"rule\":{},\"width\":{},\"height\":{},\"turn_ms\":{},\"match_ms\":{},\"tolerance_ms\":{},\"send_delay_ms\":{},\"seed\":{},\"openings\":{},\"games\":{},\"pairs\":[{}],\"sprt\":{},\"endings\":{{{}}},\"faults\":{{{}}}}}",
         cfg.engines.iter().map(|e| json_str(&e.name)).collect::<Vec<_>>().join(","),
         s.rule.gomocup_code(),
         s.width,
@@ -890,6 +905,7 @@ fn summaries(
         s.turn_ms,
         s.match_ms,
         s.tolerance_ms,
+        s.send_delay_ms,
         cfg.seed,
         cfg.openings_path.as_ref().map_or("null".into(), |p| json_str(&p.display().to_string())),
         state.finished,
