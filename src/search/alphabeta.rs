@@ -9,8 +9,9 @@ use crate::pattern::Threat;
 
 use super::movepick::{generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
 use super::params::{
-    EVAL_LIMIT, HISTORY_MAX, INF, LMP_BASE, LMP_MAX_DEPTH, LMP_SCALE, LMR_MIN_DEPTH, LMR_MIN_MOVES,
-    MAX_PLY, POLL_NODES, QS_VCF_NODES, WIN,
+    EVAL_LIMIT, HISTORY_MAX, INF, LMR_CUT_NODE, LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH,
+    LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE, MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER,
+    MCP_SCALE, POLL_NODES, QS_VCF_NODES, TRIVIAL_PRUNE_DEPTH, WIN,
 };
 use super::threat::{QuickVcf, ThreatSolver};
 use super::tt::{Bound, Tt};
@@ -89,6 +90,12 @@ pub struct Worker<'a> {
     pv_len: Vec<usize>,
     /// Whether the rule makes a static open-four win safe (caro's blocked-five rule can turn one).
     flex4_is_win: bool,
+    /// Static evaluation of the node at each ply (for "improving").
+    evals: Vec<i32>,
+    /// `LMR_SCALE.sqrt() * ln(n)` for n up to the number of cells (reductions multiply two of them).
+    lmr_ln: Vec<f32>,
+    /// Move-count pruning limit per remaining depth, `[improving][depth]`.
+    mcp_limit: [Vec<usize>; 2],
 }
 
 impl<'a> Worker<'a> {
@@ -124,6 +131,15 @@ impl<'a> Worker<'a> {
             pv: vec![0; (MAX_PLY + 1) * (MAX_PLY + 1)],
             pv_len: vec![0; MAX_PLY + 1],
             flex4_is_win,
+            evals: vec![0; MAX_PLY + 1],
+            lmr_ln: (0..=cells.max(MAX_PLY))
+                .map(|n| LMR_SCALE.sqrt() * (n.max(1) as f32).ln())
+                .collect(),
+            mcp_limit: [MCP_NOT_IMPROVING, 1.0].map(|share| {
+                (0..=MAX_PLY)
+                    .map(|d| (share * (MCP_BASE + MCP_SCALE * (d as f32).powf(MCP_POWER))) as usize)
+                    .collect()
+            }),
         }
     }
 
@@ -248,6 +264,7 @@ impl<'a> Worker<'a> {
         beta: i32,
         ply: usize,
         pv_node: bool,
+        cut_node: bool,
     ) -> i32 {
         // 1. Count the node and poll the limits.
         self.pv_len[ply] = 0;
@@ -302,6 +319,8 @@ impl<'a> Worker<'a> {
             }
         }
         let static_eval = static_eval.unwrap_or_else(|| evaluate(&self.board));
+        self.evals[ply] = static_eval;
+        let improving = ply < 2 || static_eval > self.evals[ply - 2];
         // 7. Generate moves into this ply's buffer.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
         let hist_start = me.index() * self.stride;
@@ -333,39 +352,57 @@ impl<'a> Worker<'a> {
         let mut best = -INF;
         let mut best_move = None;
         let original_alpha = alpha;
+        let mcp_limit =
+            self.mcp_limit[usize::from(improving)][depth.clamp(0, MAX_PLY as i32) as usize];
         let mut i = 0;
         while i < moves.len() {
             let mv = pick(&mut moves, i);
-            let quiet = kind == GenKind::All && !makes_four(self.board.threat(mv, me));
-            // Late-move pruning: near the horizon, quiet moves far down the ordering are not searched once a
-            // move that does not lose outright has been found.
+            let mine = self.board.threat(mv, me);
+            let theirs = self.board.threat(mv, op);
+            let four = makes_four(mine);
+            let quiet = kind == GenKind::All && !four;
+            // Pruning once a move that does not lose outright is found: quiet moves past a count that grows
+            // with depth, and near the horizon moves with no pattern at all for either side.
             if quiet
-                && !pv_node
-                && depth <= LMP_MAX_DEPTH
-                && i >= LMP_BASE + LMP_SCALE * (depth * depth) as usize
                 && best > -(WIN - MAX_PLY as i32)
+                && (i >= mcp_limit
+                    || (depth < TRIVIAL_PRUNE_DEPTH
+                        && mine == Threat::None
+                        && theirs == Threat::None))
             {
                 i += 1;
                 continue;
             }
             self.board.play(mv);
             let score = if i == 0 {
-                -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node)
+                -self.negamax(
+                    new_depth,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    pv_node,
+                    !pv_node && !cut_node,
+                )
             } else {
-                // Late quiet moves are searched shallower first; a surprise is searched again at full depth.
+                // Late non-four moves are searched shallower first; a surprise is searched again at full depth.
                 let mut r = 0;
-                if quiet && depth >= LMR_MIN_DEPTH && i >= LMR_MIN_MOVES {
-                    r = 1
-                        + i32::from(i >= 3 * LMR_MIN_MOVES)
-                        + i32::from(!pv_node && i >= 8 * LMR_MIN_MOVES);
-                    r = r.min(new_depth - 1).max(0);
+                if kind != GenKind::BlockFive && !four && depth >= LMR_MIN_DEPTH {
+                    let important = mine >= Threat::DoubleFlex2 || theirs >= Threat::Flex3;
+                    let h = self.history[self.hist_index(me, mv)] as f32;
+                    let rf = self.lmr_ln[depth as usize] * self.lmr_ln[i + 1]
+                        - if pv_node { LMR_PV } else { 0.0 }
+                        + if improving { 0.0 } else { LMR_NOT_IMPROVING }
+                        + if cut_node { LMR_CUT_NODE } else { 0.0 }
+                        - if important { LMR_IMPORTANT } else { 0.0 }
+                        - h / LMR_HISTORY_PER_PLY;
+                    r = (rf.round() as i32).clamp(0, (new_depth - 1).max(0));
                 }
-                let mut s = -self.negamax(new_depth - r, -alpha - 1, -alpha, ply + 1, false);
+                let mut s = -self.negamax(new_depth - r, -alpha - 1, -alpha, ply + 1, false, true);
                 if s > alpha && r > 0 {
-                    s = -self.negamax(new_depth, -alpha - 1, -alpha, ply + 1, false);
+                    s = -self.negamax(new_depth, -alpha - 1, -alpha, ply + 1, false, !cut_node);
                 }
                 if s > alpha && s < beta && pv_node {
-                    s = -self.negamax(new_depth, -beta, -alpha, ply + 1, true);
+                    s = -self.negamax(new_depth, -beta, -alpha, ply + 1, true, false);
                 }
                 s
             };
@@ -432,11 +469,11 @@ impl<'a> Worker<'a> {
             let score = if self.board.winner().is_some() {
                 win_in(1)
             } else if i == 0 {
-                -self.negamax(depth - 1, -beta, -alpha, 1, true)
+                -self.negamax(depth - 1, -beta, -alpha, 1, true, false)
             } else {
-                let mut s = -self.negamax(depth - 1, -alpha - 1, -alpha, 1, false);
+                let mut s = -self.negamax(depth - 1, -alpha - 1, -alpha, 1, false, true);
                 if s > alpha && s < beta {
-                    s = -self.negamax(depth - 1, -beta, -alpha, 1, true);
+                    s = -self.negamax(depth - 1, -beta, -alpha, 1, true, false);
                 }
                 s
             };

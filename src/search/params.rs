@@ -38,17 +38,35 @@ pub const ASPIRATION_MIN_DEPTH: i32 = 5;
 /// Half-width of the first aspiration window, in eval units.
 pub const ASPIRATION_DELTA: i32 = 60;
 
-/// Late-move reductions start after this many moves at a node.
-pub const LMR_MIN_MOVES: usize = 3;
+/// Late-move reductions: a move's reduction is `LMR_SCALE * ln(depth) * ln(move number)` plies before the
+/// adjustments below (the log-log shape of Stockfish and Rapfi: late moves at deep nodes are almost never best).
+pub const LMR_SCALE: f32 = 0.75;
 /// Late-move reductions need at least this much remaining depth.
-pub const LMR_MIN_DEPTH: i32 = 3;
+pub const LMR_MIN_DEPTH: i32 = 2;
+/// Reduction adjustment (plies): less at PV nodes, where the exact score matters.
+pub const LMR_PV: f32 = 1.0;
+/// Reduction adjustment (plies): more when the static eval is not better than two plies ago.
+pub const LMR_NOT_IMPROVING: f32 = 1.0;
+/// Reduction adjustment (plies): more at expected cut nodes (zero window, not the first move's line).
+pub const LMR_CUT_NODE: f32 = 1.0;
+/// Reduction adjustment (plies): less for a move that makes an open three (or two open twos) or blocks the
+/// opponent's three or four point.
+pub const LMR_IMPORTANT: f32 = 1.0;
+/// History counters worth one ply less (or more, when negative) reduction.
+pub const LMR_HISTORY_PER_PLY: f32 = 8192.0;
 
-/// Late-move pruning: only at this remaining depth or less.
-pub const LMP_MAX_DEPTH: i32 = 4;
-/// Late-move pruning: quiet moves searched at least, before the depth term.
-pub const LMP_BASE: usize = 4;
-/// Late-move pruning: extra quiet moves per depth squared.
-pub const LMP_SCALE: usize = 2;
+/// Move-count pruning: once a move that does not lose outright was found, quiet moves past
+/// `MCP_BASE + MCP_SCALE * depth^MCP_POWER` (times `MCP_NOT_IMPROVING` when not improving) are not searched.
+pub const MCP_BASE: f32 = 4.0;
+/// Move-count pruning: moves per unit of `depth^MCP_POWER`.
+pub const MCP_SCALE: f32 = 2.0;
+/// Move-count pruning: growth of the count with depth.
+pub const MCP_POWER: f32 = 1.32;
+/// Move-count pruning: share of the count kept when the static eval is not improving.
+pub const MCP_NOT_IMPROVING: f32 = 0.67;
+/// Below this remaining depth, moves with no pattern at all (not even an open two) for either side are not
+/// searched once a move that does not lose outright was found.
+pub const TRIVIAL_PRUNE_DEPTH: i32 = 4;
 
 /// Move ordering: the hash move comes first.
 pub const ORDER_HASH_MOVE: i32 = 1 << 30;
