@@ -9,9 +9,10 @@ use crate::pattern::Threat;
 
 use super::movepick::{generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
 use super::params::{
-    EVAL_LIMIT, HISTORY_MAX, INF, LMR_CUT_NODE, LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH,
-    LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE, MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER,
-    MCP_SCALE, POLL_NODES, QS_VCF_NODES, TRIVIAL_PRUNE_DEPTH, WIN,
+    EVAL_LIMIT, FUTILITY_DEPTH, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
+    LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
+    MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, POLL_NODES, QS_VCF_NODES,
+    TRIVIAL_PRUNE_DEPTH, WIN,
 };
 use super::threat::{QuickVcf, ThreatSolver};
 use super::tt::{Bound, Tt};
@@ -321,7 +322,21 @@ impl<'a> Worker<'a> {
         let static_eval = static_eval.unwrap_or_else(|| evaluate(&self.board));
         self.evals[ply] = static_eval;
         let improving = ply < 2 || static_eval > self.evals[ply - 2];
-        // 7. Generate moves into this ply's buffer.
+        // 7. Futility: near the horizon, a quiet position whose static eval is far above beta is taken as a
+        //    cut, unless the opponent can make an open four or a double threat with its next stone.
+        if !pv_node
+            && !forced
+            && depth <= FUTILITY_DEPTH
+            && beta > -(WIN - MAX_PLY as i32)
+            && static_eval - FUTILITY_MARGIN * (depth - i32::from(improving)) >= beta
+            && static_eval < EVAL_LIMIT
+            && self.board.threat_count(op, Threat::Flex4) == 0
+            && self.board.threat_count(op, Threat::Block4Flex3) == 0
+            && self.board.threat_count(op, Threat::DoubleFlex3) == 0
+        {
+            return static_eval;
+        }
+        // 8. Generate moves into this ply's buffer.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
         let hist_start = me.index() * self.stride;
         let kind = {
@@ -348,7 +363,7 @@ impl<'a> Worker<'a> {
         } else {
             depth - 1
         };
-        // 8. The move loop.
+        // 9. The move loop.
         let mut best = -INF;
         let mut best_move = None;
         let original_alpha = alpha;
@@ -430,7 +445,7 @@ impl<'a> Worker<'a> {
             i += 1;
         }
         self.buffers[ply] = moves;
-        // 9. Store the result.
+        // 10. Store the result.
         let bound = if best >= beta {
             Bound::Lower
         } else if best > original_alpha {

@@ -68,6 +68,12 @@ pub const MCP_NOT_IMPROVING: f32 = 0.67;
 /// searched once a move that does not lose outright was found.
 pub const TRIVIAL_PRUNE_DEPTH: i32 = 4;
 
+/// Futility pruning: at this remaining depth or less, a quiet non-PV node whose static eval beats beta by the
+/// margin below is cut without a search.
+pub const FUTILITY_DEPTH: i32 = 3;
+/// Futility pruning: eval units per ply of remaining depth (one ply less when improving).
+pub const FUTILITY_MARGIN: i32 = 150;
+
 /// Move ordering: the hash move comes first.
 pub const ORDER_HASH_MOVE: i32 = 1 << 30;
 /// Move ordering: the first killer move.
