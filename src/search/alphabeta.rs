@@ -12,7 +12,7 @@ use super::params::{
     EVAL_LIMIT, FUTILITY_DEPTH, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
     LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
     MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, POLL_NODES, QS_VCF_NODES,
-    TRIVIAL_PRUNE_DEPTH, WIN,
+    ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
 };
 use super::threat::{QuickVcf, ThreatSolver};
 use super::tt::{Bound, Tt};
@@ -480,13 +480,24 @@ impl<'a> Worker<'a> {
         for i in 0..moves.len() {
             let mv = moves[i].pos;
             self.pv_len[1] = 0;
+            let four = makes_four(self.board.threat(mv, self.board.side_to_move()));
             self.board.play(mv);
             let score = if self.board.winner().is_some() {
                 win_in(1)
             } else if i == 0 {
                 -self.negamax(depth - 1, -beta, -alpha, 1, true, false)
             } else {
-                let mut s = -self.negamax(depth - 1, -alpha - 1, -alpha, 1, false, true);
+                // Late root moves that make no four are searched shallower first, as in the tree (PV
+                // reductions); one that beats alpha is searched again at full depth.
+                let mut r = 0;
+                if i >= ROOT_LMR_MIN_MOVES && depth >= LMR_MIN_DEPTH && !four {
+                    let rf = self.lmr_ln[depth as usize] * self.lmr_ln[i + 1] - LMR_PV;
+                    r = (rf.round() as i32).clamp(0, (depth - 2).max(0));
+                }
+                let mut s = -self.negamax(depth - 1 - r, -alpha - 1, -alpha, 1, false, true);
+                if s > alpha && r > 0 {
+                    s = -self.negamax(depth - 1, -alpha - 1, -alpha, 1, false, false);
+                }
                 if s > alpha && s < beta {
                     s = -self.negamax(depth - 1, -beta, -alpha, 1, true, false);
                 }

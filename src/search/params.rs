@@ -41,6 +41,8 @@ pub const ASPIRATION_DELTA: i32 = 60;
 /// Late-move reductions: a move's reduction is `LMR_SCALE * ln(depth) * ln(move number)` plies before the
 /// adjustments below (the log-log shape of Stockfish and Rapfi: late moves at deep nodes are almost never best).
 pub const LMR_SCALE: f32 = 0.75;
+/// Root moves from this index on (0 = the previous best) get the PV-node reduction too.
+pub const ROOT_LMR_MIN_MOVES: usize = 2;
 /// Late-move reductions need at least this much remaining depth.
 pub const LMR_MIN_DEPTH: i32 = 2;
 /// Reduction adjustment (plies): less at PV nodes, where the exact score matters.
