@@ -90,3 +90,38 @@ fn no_arguments_speaks_the_protocol_with_a_silent_stderr() {
     assert!(lines[4].starts_with("ERROR "), "{out}");
     assert!(o.stderr.is_empty(), "stderr: {}", text(&o.stderr));
 }
+
+#[test]
+fn the_baseline_cpu_path_can_be_forced_and_plays() {
+    for (env, want) in [(Some("baseline"), Some("baseline")), (None, None)] {
+        let mut cmd = Command::new(BIN);
+        if let Some(v) = env {
+            cmd.env("PENTAD_CPU", v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"ABOUT\nSTART 15\nINFO timeout_turn 100\nINFO show_detail 0\nBEGIN\nTURN 0,0\nEND\n")
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0));
+        let out = text(&o.stdout);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 4, "{out}");
+        let cpu = lines[0]
+            .rsplit_once(", cpu=\"")
+            .map(|(_, c)| c.trim_end_matches('"'));
+        match want {
+            Some(w) => assert_eq!(cpu, Some(w), "{out}"),
+            None => assert!(matches!(cpu, Some("baseline" | "x86-64-v3")), "{out}"),
+        }
+        assert!(lines[2].contains(',') && lines[3].contains(','), "{out}");
+    }
+}

@@ -24,6 +24,7 @@
 //! whether at least two of those threes are real depends on cells off its lines, so after every move the
 //! (few) candidates are re-judged by the exact recursive check.
 
+pub mod cpu;
 mod diagram;
 mod zobrist;
 
@@ -577,6 +578,8 @@ pub struct Board {
     saved: Stack<Saved>,
     /// Candidate rows as they were before each move (2 * range + 1 per move, clipped rows too).
     cand_saved: Stack<u64>,
+    /// Whether the move update runs its x86-64-v3 copy (`cpu::path`).
+    v3: bool,
     /// Hypothetical black stones of the renju forbidden-point recursion (innermost last; empty between calls).
     hyp: Vec<usize>,
     /// Scratch list of the empty cells on a move's lines (`update_lines`; meaningless between moves).
@@ -612,6 +615,7 @@ impl Clone for Board {
             plies: self.plies.clone(),
             saved: self.saved.clone(),
             cand_saved: self.cand_saved.clone(),
+            v3: self.v3,
             hyp: Vec::with_capacity(64),
             changed: [0; LIST_LEN],
             counts: self.counts,
@@ -679,6 +683,7 @@ impl Board {
             plies: Vec::new(),
             saved: Stack::new(),
             cand_saved: Stack::new(),
+            v3: cpu::path() == cpu::Path::V3,
             hyp: Vec::with_capacity(64),
             changed: [0; LIST_LEN],
             counts: [[0; 16]; 2],
@@ -1049,20 +1054,15 @@ impl Board {
         }
         self.cells[s] = c.cell();
 
-        match (self.rule, c) {
-            (Rule::Freestyle, Color::Black) => self.update_lines::<true, false, false, 0>(s),
-            (Rule::Freestyle, Color::White) => self.update_lines::<true, false, false, 1>(s),
-            (Rule::Standard, Color::Black) => self.update_lines::<true, true, false, 0>(s),
-            (Rule::Standard, Color::White) => self.update_lines::<true, true, false, 1>(s),
-            (Rule::Renju, Color::Black) => self.update_lines::<true, true, true, 0>(s),
-            (Rule::Renju, Color::White) => self.update_lines::<true, true, true, 1>(s),
-            (Rule::Caro | Rule::CaroExact, Color::Black) => {
-                self.update_lines::<false, true, false, 0>(s)
-            }
-            (Rule::Caro | Rule::CaroExact, Color::White) => {
-                self.update_lines::<false, true, false, 1>(s)
-            }
+        #[cfg(target_arch = "x86_64")]
+        if self.v3 {
+            // SAFETY: `v3` is set only when `cpu::path` found every feature `update_lines_v3` is compiled for.
+            unsafe { self.update_lines_v3(s, c) }
+        } else {
+            self.update_lines_for(s, c)
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.update_lines_for(s, c);
         if self.renju {
             self.recheck_double_threes();
         }
@@ -1079,6 +1079,32 @@ impl Board {
             None
         };
         self.candidates_add(s);
+    }
+
+    /// `update_lines_for` compiled for x86-64-v3 (see `cpu`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,fma")]
+    fn update_lines_v3(&mut self, s: usize, c: Color) {
+        self.update_lines_for(s, c)
+    }
+
+    /// `update_lines` for the rule and the stone's colour.
+    #[inline(always)]
+    fn update_lines_for(&mut self, s: usize, c: Color) {
+        match (self.rule, c) {
+            (Rule::Freestyle, Color::Black) => self.update_lines::<true, false, false, 0>(s),
+            (Rule::Freestyle, Color::White) => self.update_lines::<true, false, false, 1>(s),
+            (Rule::Standard, Color::Black) => self.update_lines::<true, true, false, 0>(s),
+            (Rule::Standard, Color::White) => self.update_lines::<true, true, false, 1>(s),
+            (Rule::Renju, Color::Black) => self.update_lines::<true, true, true, 0>(s),
+            (Rule::Renju, Color::White) => self.update_lines::<true, true, true, 1>(s),
+            (Rule::Caro | Rule::CaroExact, Color::Black) => {
+                self.update_lines::<false, true, false, 0>(s)
+            }
+            (Rule::Caro | Rule::CaroExact, Color::White) => {
+                self.update_lines::<false, true, false, 1>(s)
+            }
+        }
     }
 
     /// Updates the keys of the 40 cells on the four lines through the new stone at `s` and refreshes the

@@ -555,6 +555,10 @@ fn playouts(w: usize, h: usize, rule: Rule, games: usize, seed: u64) {
     let mut rng = Rng::new(seed);
     for g in 0..games {
         let mut b = Board::new(w, h, rule).expect("size");
+        // Every other game runs the baseline copy of the move update (the other one the CPU's, `cpu::path`).
+        if g % 2 == 1 {
+            b.v3 = false;
+        }
         if g % 3 == 1 {
             b.set_candidate_range(1 + rng.below(MAX_CANDIDATE_RANGE));
         }

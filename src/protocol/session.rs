@@ -29,11 +29,12 @@ pub const MAX_SIZE: i64 = 32;
 /// any disadvantage for white makes black the better colour.
 const SWAP2_SWAP_BELOW: i32 = 0;
 
-/// The `ABOUT` line.
+/// The `ABOUT` line; `cpu` says which copy of the move update runs (`board::cpu`: `x86-64-v3` or `baseline`).
 pub fn about_line() -> String {
     format!(
-        "name=\"Pentad\", version=\"{}\", author=\"The Pentad developers\", country=\"International\"",
-        env!("CARGO_PKG_VERSION")
+        "name=\"Pentad\", version=\"{}\", author=\"The Pentad developers\", country=\"International\", cpu=\"{}\"",
+        env!("CARGO_PKG_VERSION"),
+        crate::board::cpu::name()
     )
 }
 
@@ -694,6 +695,10 @@ mod tests {
     fn about_is_one_line_with_name() {
         let a = about_line();
         assert!(a.starts_with("name=\"Pentad\", version=\""));
+        assert!(
+            a.ends_with(&format!(", cpu=\"{}\"", crate::board::cpu::name())),
+            "{a}"
+        );
         assert!(!a.contains('\n'));
     }
 }
