@@ -821,6 +821,38 @@ fn play_session_with_undo_save_and_load() {
 }
 
 #[test]
+fn play_shows_the_principal_variation_in_board_coordinates() {
+    let b = pentad::board::Board::new(15, 15, Rule::Freestyle).unwrap();
+    assert_eq!(
+        pentad::manager::play::coords_as_names(
+            &b,
+            "depth 3 eval -12 time 5 pv 7,7 8,6 14,14 15,0 a,b"
+        ),
+        "depth 3 eval -12 time 5 pv h8 i7 o15 15,0 a,b"
+    );
+    // Through a real brain: the line it shows after its move names its PV like the board does.
+    let args: Vec<String> = ["--engine", &bin().display().to_string(), "--time", "200"]
+        .map(String::from)
+        .to_vec();
+    let mut out = Vec::new();
+    pentad::manager::play::play_session(&args, &mut "h8\nquit\n".as_bytes(), &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.contains(" pv "))
+        .unwrap_or_else(|| panic!("no PV shown: {out}"));
+    let pv: Vec<&str> = line.split(" pv ").nth(1).unwrap().split(' ').collect();
+    assert!(!pv.is_empty(), "{line}");
+    for m in pv {
+        let (col, row) = m.split_at(1);
+        assert!(
+            col.chars().all(|c| c.is_ascii_lowercase()) && row.parse::<u32>().is_ok(),
+            "{line}"
+        );
+    }
+}
+
+#[test]
 fn match_stops_when_an_engine_never_starts() {
     let out = Command::new(bin())
         .args([

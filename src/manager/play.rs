@@ -137,6 +137,23 @@ fn name_of(board: &Board, p: Pos) -> String {
     move_name(x, y)
 }
 
+/// `text` with every word that is a point `x,y` of the board written as on the board (`h8`), so that a
+/// brain's principal variation reads in the board's coordinates.
+pub fn coords_as_names(board: &Board, text: &str) -> String {
+    text.split(' ')
+        .map(|w| {
+            let p = w
+                .split_once(',')
+                .and_then(|(x, y)| board.pos(x.parse().ok()?, y.parse().ok()?));
+            match p {
+                Some(p) if w.bytes().all(|b| b.is_ascii_digit() || b == b',') => name_of(board, p),
+                _ => w.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The state of a `play` session.
 struct Session {
     settings: GameSettings,
@@ -202,7 +219,8 @@ impl Session {
             .rev()
             .find(|m| m.to_ascii_uppercase().starts_with("MESSAGE"))
         {
-            writeln!(out, "  {}: {}", self.engine.name, m[7..].trim())?;
+            let text = coords_as_names(&self.board, m[7..].trim());
+            writeln!(out, "  {}: {text}", self.engine.name)?;
         }
         let ((x, y), ms) = match answer {
             Ok(a) => a,
