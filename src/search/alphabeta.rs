@@ -12,7 +12,7 @@ use super::params::{
     EVAL_LIMIT, FUTILITY_DEPTH, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
     LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
     MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, POLL_NODES, QS_VCF_NODES,
-    ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
+    RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
 };
 use super::threat::{QuickVcf, ThreatSolver};
 use super::tt::{Bound, Tt};
@@ -336,7 +336,17 @@ impl<'a> Worker<'a> {
         {
             return static_eval;
         }
-        // 8. Generate moves into this ply's buffer.
+        // 8. Razoring: near the horizon, a non-PV node whose static eval is far below alpha drops to the
+        //    horizon probe (our VCF, else the eval) instead of searching its moves.
+        if !pv_node
+            && !forced
+            && depth <= RAZOR_DEPTH
+            && alpha < WIN - MAX_PLY as i32
+            && static_eval + RAZOR_MARGIN * depth < alpha
+        {
+            return self.quiesce(ply);
+        }
+        // 9. Generate moves into this ply's buffer.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
         let hist_start = me.index() * self.stride;
         let kind = {
@@ -363,7 +373,7 @@ impl<'a> Worker<'a> {
         } else {
             depth - 1
         };
-        // 9. The move loop.
+        // 10. The move loop.
         let mut best = -INF;
         let mut best_move = None;
         let original_alpha = alpha;
@@ -445,7 +455,7 @@ impl<'a> Worker<'a> {
             i += 1;
         }
         self.buffers[ply] = moves;
-        // 10. Store the result.
+        // 11. Store the result.
         let bound = if best >= beta {
             Bound::Lower
         } else if best > original_alpha {

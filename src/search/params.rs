@@ -76,6 +76,12 @@ pub const FUTILITY_DEPTH: i32 = 3;
 /// Futility pruning: eval units per ply of remaining depth (one ply less when improving).
 pub const FUTILITY_MARGIN: i32 = 150;
 
+/// Razoring: at this remaining depth or less, a non-PV node whose static eval is below alpha by the margin
+/// below returns the horizon value at once.
+pub const RAZOR_DEPTH: i32 = 2;
+/// Razoring: eval units per ply of remaining depth.
+pub const RAZOR_MARGIN: i32 = 300;
+
 /// Move ordering: the hash move comes first.
 pub const ORDER_HASH_MOVE: i32 = 1 << 30;
 /// Move ordering: the first killer move.
