@@ -14,6 +14,22 @@ fn run(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Runs the binary in protocol mode on `input` (with `PENTAD_CPU` set to `cpu`, if given) to its exit.
+fn converse(cpu: Option<&str>, input: &[u8]) -> Output {
+    let mut cmd = Command::new(BIN);
+    if let Some(v) = cpu {
+        cmd.env("PENTAD_CPU", v);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -68,19 +84,10 @@ fn a_wrong_command_line_prints_the_usage_on_stderr_and_exits_2() {
 
 #[test]
 fn no_arguments_speaks_the_protocol_with_a_silent_stderr() {
-    let mut child = Command::new(BIN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"START 15\nINFO timeout_turn 200\nBEGIN\nTURN 0,0\nFROB\nTURN 99,99\nEND\n")
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = converse(
+        None,
+        b"START 15\nINFO timeout_turn 200\nBEGIN\nTURN 0,0\nFROB\nTURN 99,99\nEND\n",
+    );
     assert_eq!(o.status.code(), Some(0));
     let out = text(&o.stdout);
     let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("MESSAGE ")).collect();
@@ -94,23 +101,10 @@ fn no_arguments_speaks_the_protocol_with_a_silent_stderr() {
 #[test]
 fn the_baseline_cpu_path_can_be_forced_and_plays() {
     for (env, want) in [(Some("baseline"), Some("baseline")), (None, None)] {
-        let mut cmd = Command::new(BIN);
-        if let Some(v) = env {
-            cmd.env("PENTAD_CPU", v);
-        }
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the binary runs");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"ABOUT\nSTART 15\nINFO timeout_turn 100\nINFO show_detail 0\nBEGIN\nTURN 0,0\nEND\n")
-            .unwrap();
-        let o = child.wait_with_output().unwrap();
+        let o = converse(
+            env,
+            b"ABOUT\nSTART 15\nINFO timeout_turn 100\nINFO show_detail 0\nBEGIN\nTURN 0,0\nEND\n",
+        );
         assert_eq!(o.status.code(), Some(0));
         let out = text(&o.stdout);
         let lines: Vec<&str> = out.lines().collect();

@@ -211,16 +211,8 @@ impl Driver {
 
     /// After END: a search it interrupted answers at once, every command before it is answered in
     /// order, the session exits, and nothing comes after.
-    fn after_end(&mut self, mut flow: Flow) -> Result<(), String> {
-        let deadline = Instant::now() + HANG_AFTER_STOP * 4;
-        while flow != Flow::Exit {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.done.recv_timeout(left) {
-                Ok(r) => flow = self.session.handle(Event::Done(r)),
-                Err(_) => return Err("hang: the session did not exit after END".into()),
-            }
-        }
-        self.exited = true;
+    fn after_end(&mut self, flow: Flow) -> Result<(), String> {
+        self.run_to_exit(flow, "END")?;
         let mut st = CaseStats::default();
         self.check(&mut st)?;
         // Nothing read after END is looked at.
@@ -235,17 +227,23 @@ impl Driver {
 
     /// End of input: everything queued is answered, then the session exits.
     fn eof(&mut self, st: &mut CaseStats) -> Result<(), String> {
-        let mut flow = self.session.handle(Event::Eof);
+        let flow = self.session.handle(Event::Eof);
+        self.run_to_exit(flow, "end of input")?;
+        self.check(st)
+    }
+
+    /// Hands finished searches back until the session exits (after END or end of input, named `what`).
+    fn run_to_exit(&mut self, mut flow: Flow, what: &str) -> Result<(), String> {
         let deadline = Instant::now() + HANG_AFTER_STOP * 4;
         while flow != Flow::Exit {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.done.recv_timeout(left) {
                 Ok(r) => flow = self.session.handle(Event::Done(r)),
-                Err(_) => return Err("hang: the session did not exit after end of input".into()),
+                Err(_) => return Err(format!("hang: the session did not exit after {what}")),
             }
         }
         self.exited = true;
-        self.check(st)
+        Ok(())
     }
 }
 
