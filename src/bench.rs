@@ -6,7 +6,7 @@
 //!
 //! Usage: `pbrain-pentad bench [depth]` (default `params::BENCH_DEPTH`). `pbrain-pentad bench depth [SECONDS]`
 //! instead times how long each position takes to complete depths 10, 12 and 14 (at most SECONDS each, default
-//! 10) and prints the medians over the positions that get there (wall time: for before/after comparisons
+//! 10) and prints the medians over the positions that get there and that the search does not prove won or lost (wall time: for before/after comparisons
 //! on one machine, not a checksum).
 
 use std::sync::atomic::AtomicBool;
@@ -16,7 +16,7 @@ use anyhow::{bail, Context};
 
 use crate::board::{Board, Rule};
 use crate::search::params::{BENCH_DEPTH, BENCH_HASH_BYTES};
-use crate::search::{Control, Limits, Searcher};
+use crate::search::{score_is_loss, score_is_win, Control, Limits, Searcher};
 
 /// One benchmark position: rule, board size and the moves from an empty board.
 pub struct BenchPosition {
@@ -223,6 +223,7 @@ fn run_depth_bench(cap_secs: f64) -> anyhow::Result<()> {
         };
         let mut done = [None; TIMED_DEPTHS.len()];
         let mut last = 0;
+        let mut proven = false;
         searcher.search(&board, &limits, &stop, &mut |info| {
             for (k, &d) in TIMED_DEPTHS.iter().enumerate() {
                 if info.depth >= d && done[k].is_none() {
@@ -230,14 +231,15 @@ fn run_depth_bench(cap_secs: f64) -> anyhow::Result<()> {
                 }
             }
             last = info.depth;
+            proven = score_is_win(info.score) || score_is_loss(info.score);
             Control::Continue
         });
         let cells: Vec<String> = done
             .iter()
             .map(|t| t.map_or("-".to_string(), |t| format!("{t:.3}s")))
             .collect();
-        // A position the search decides (a proven win or loss) ends before the horizon: not a depth measure.
-        let decided = done.iter().all(Option::is_none) && last < TIMED_DEPTHS[0];
+        // A position the search decides (a proven win or loss) is no depth measure: left out of the medians.
+        let decided = proven;
         println!(
             "position {:2} {:?} {}x{} depth 10/12/14 at {} (last depth {last}){}",
             i + 1,
@@ -248,8 +250,8 @@ fn run_depth_bench(cap_secs: f64) -> anyhow::Result<()> {
             if decided { ", decided" } else { "" }
         );
         for (k, t) in done.iter().enumerate() {
-            if let Some(t) = t {
-                times[k].push(*t);
+            if let Some(t) = t.filter(|_| !decided) {
+                times[k].push(t);
             }
         }
     }
@@ -259,7 +261,10 @@ fn run_depth_bench(cap_secs: f64) -> anyhow::Result<()> {
         let median = v
             .get(v.len() / 2)
             .map_or("-".to_string(), |t| format!("{t:.3}s"));
-        println!("depth {d}: median {median} over {} positions", v.len());
+        println!(
+            "depth {d}: median {median} over {} undecided positions",
+            v.len()
+        );
     }
     Ok(())
 }
