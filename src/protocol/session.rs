@@ -441,6 +441,17 @@ mod tests {
             h
         }
 
+        /// A 15x15 game whose opening move is being searched with a 30 s turn (it will not end by itself soon).
+        fn thinking() -> Harness {
+            let mut h = Harness::new();
+            h.send("INFO timeout_turn 30000");
+            h.send("START 15");
+            h.lines();
+            h.send("BEGIN");
+            assert!(h.session.engine.is_thinking());
+            h
+        }
+
         /// Sends one line; returns the flow of the last command it completed.
         fn send(&mut self, line: &str) -> Flow {
             let mut flow = Flow::Continue;
@@ -566,11 +577,7 @@ mod tests {
 
     #[test]
     fn end_while_thinking_answers_at_once_then_exits() {
-        let mut h = Harness::new();
-        h.send("INFO timeout_turn 30000");
-        h.send("START 15");
-        h.lines();
-        h.send("BEGIN");
+        let mut h = Harness::thinking();
         assert_eq!(h.send("END"), Flow::Continue);
         // Nothing read after END is looked at.
         h.send("ABOUT");
@@ -583,11 +590,7 @@ mod tests {
 
     #[test]
     fn end_answers_the_queue_in_order_first() {
-        let mut h = Harness::new();
-        h.send("INFO timeout_turn 30000");
-        h.send("START 15");
-        h.lines();
-        h.send("BEGIN");
+        let mut h = Harness::thinking();
         h.send("TURN 0,0");
         h.send("ABOUT");
         h.send("END");
@@ -606,11 +609,7 @@ mod tests {
     #[test]
     fn a_new_game_while_thinking_drops_the_move() {
         for cmd in ["RESTART", "START 15", "RECTSTART 15,15"] {
-            let mut h = Harness::new();
-            h.send("INFO timeout_turn 30000");
-            h.send("START 15");
-            h.lines();
-            h.send("BEGIN");
+            let mut h = Harness::thinking();
             // A queued search before the new game is dropped too; commands after it run normally.
             h.send("TURN 0,0");
             h.send(cmd);
