@@ -11,6 +11,8 @@ usage: pbrain-pentad                 speak the Gomocup protocol on stdin/stdout 
        pbrain-pentad bench [...]     search and board benchmarks
        pbrain-pentad match [...]     play engines against each other (SPRT, round robin)
        pbrain-pentad play [...]      play against Pentad (or any brain) on the terminal
+       pbrain-pentad selfplay [...]  self-play games for the evaluation tuner
+       pbrain-pentad tune [...]      fit the evaluation table to self-play games
        pbrain-pentad --version
 
 `pbrain-pentad SUBCOMMAND --help` tells more about each subcommand.
@@ -59,11 +61,18 @@ pub fn usage_error(what: impl fmt::Display, usage: &str) -> anyhow::Error {
 /// Runs the binary with `args` (without the program name) and returns its exit status, printing what a
 /// help request or an error asks for.
 pub fn main_with(args: &[String]) -> u8 {
+    // A bad embedded evaluation table is a build defect: say so at start, never fail in play.
+    if let Err(e) = crate::eval::table::check_tables() {
+        eprintln!("pbrain-pentad: {e:#}");
+        return 1;
+    }
     let result = match args.first().map(String::as_str) {
         None => crate::protocol::run_stdio(),
         Some("bench") => crate::bench::run(&args[1..]),
         Some("match") => crate::manager::run_match(&args[1..]),
         Some("play") => crate::manager::run_play(&args[1..]),
+        Some("selfplay") => crate::train::selfplay::run_selfplay(&args[1..]),
+        Some("tune") => crate::train::tune::run_tune(&args[1..]),
         Some(_) => check_flags(&args[..1], MAIN_USAGE).and_then(|()| {
             Err(usage_error(
                 format!("unknown subcommand `{}`", args[0]),

@@ -12,3 +12,4 @@ pub mod manager;
 pub mod pattern;
 pub mod protocol;
 pub mod search;
+pub mod train;

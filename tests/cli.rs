@@ -37,7 +37,14 @@ fn text(b: &[u8]) -> String {
 #[test]
 fn help_and_version_for_the_binary_and_every_subcommand() {
     let version = format!("pbrain-pentad {}", env!("CARGO_PKG_VERSION"));
-    for sub in [None, Some("bench"), Some("match"), Some("play")] {
+    for sub in [
+        None,
+        Some("bench"),
+        Some("match"),
+        Some("play"),
+        Some("selfplay"),
+        Some("tune"),
+    ] {
         for flag in ["--help", "-h", "--version", "-V"] {
             let args: Vec<&str> = sub.into_iter().chain([flag]).collect();
             let o = run(&args);
@@ -72,6 +79,9 @@ fn a_wrong_command_line_prints_the_usage_on_stderr_and_exits_2() {
         &["match", "--tc", "abc", "greedy", "greedy"],
         &["play", "--frobnicate"],
         &["play", "--color", "green"],
+        &["selfplay", "--games", "3"],
+        &["selfplay", "--out", "x.bin", "--rule", "77"],
+        &["tune", "--epochs", "many", "x.bin"],
     ] {
         let o = run(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

@@ -103,7 +103,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         for (b, ms) in boards.iter_mut().zip(&moves) {
             for &m in ms {
                 b.play(m);
-                check = check.wrapping_add(b.hash() ^ b.score_sum(super::Color::Black) as u64);
+                check = check.wrapping_add(b.hash() ^ b.eval_lanes(super::Color::Black).0 as u64);
                 b.undo();
             }
             pairs += ms.len() as u64;

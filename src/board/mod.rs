@@ -35,6 +35,7 @@ mod tests;
 
 pub use diagram::diagram_marks;
 
+use crate::eval::table::{table as eval_table, EvalTable};
 use crate::eval::weights::PATTERN_SCORE;
 use crate::pattern::{
     code, combine_threat, compact_pair_table, rule_table, threat_table, LineRule, PairTable,
@@ -379,7 +380,7 @@ impl<T: Copy + Default> Stack<T> {
 #[derive(Clone, Copy, Debug)]
 struct Ply {
     counts: [[u16; 16]; 2],
-    sums: [i32; 2],
+    sums: [i64; 2],
     saved_start: u32,
     winner: Option<Color>,
 }
@@ -431,24 +432,10 @@ const CODE_SCORE: [i32; 16] = {
     s
 };
 
-/// Both colours' scores of a stored code pair `black | white << 4`, packed as black + white * 2^32: sums of
-/// differences of packed values stay exact (see `unpack_scores`), so one accumulator serves both colours.
-const PAIR_SCORE: [i64; 256] = {
-    let mut t = [0i64; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = CODE_SCORE[i & 15] as i64 + ((CODE_SCORE[i >> 4] as i64) << 32);
-        i += 1;
-    }
-    t
-};
-
 /// The tables the move update reads for every cell, in one allocation, so that one base register serves them
 /// all: with a base each, the update loop ran short of registers and spilled to the stack.
 #[repr(C)]
 struct CellTables {
-    /// `PAIR_SCORE`.
-    score: [i64; 256],
     /// Count lanes of a threat pair `black | white << 4`: byte `black` and byte `16 + white` are 1. The move
     /// update sums new minus old lanes over its cells in wrapping bytes (a class count changes by at most 41
     /// in a move) and adds them to the counts once: four read-modify-writes of the counts per cell cost more.
@@ -467,7 +454,6 @@ impl CellTables {
     /// The tables of `rule`.
     fn new(rule: Rule) -> Box<CellTables> {
         let mut t = Box::new(CellTables {
-            score: PAIR_SCORE,
             lanes: [[0; 32]; 256],
             compact: [0; 0x7778],
             renju: [0; 1 << 16],
@@ -528,9 +514,9 @@ fn caro_lines(rule: Rule) -> Box<[u8; KEY_COUNT]> {
     t
 }
 
-/// Splits a sum of `PAIR_SCORE` differences into (black, white).
+/// Splits a sum of packed `lo + hi * 2^32` values (or of their differences) into (lo, hi).
 #[inline]
-fn unpack_scores(v: i64) -> (i32, i32) {
+fn unpack_lanes(v: i64) -> (i32, i32) {
     let b = v as i32;
     (b, ((v - b as i64) >> 32) as i32)
 }
@@ -562,6 +548,8 @@ pub struct Board {
     table: &'static [u8; KEY_COUNT],
     /// Pair scores, threat tables and (ternary) line tables.
     ct: &'static CellTables,
+    /// The evaluation's cell values of the rule (`eval::table`): the board keeps their sums.
+    ev: &'static EvalTable,
     cells: Box<[u8; CELLS]>,
     /// x | y << 8 of each padded index (avoids a division per move).
     coord: Box<[u16; CELLS]>,
@@ -585,7 +573,8 @@ pub struct Board {
     /// Scratch list of the empty cells on a move's lines (`update_lines`; meaningless between moves).
     changed: [u64; LIST_LEN],
     counts: [[u16; 16]; 2],
-    sums: [i32; 2],
+    /// Per colour, Σ over empty cells of `ev.cell[colour]` at the cell's codes (two packed lanes).
+    sums: [i64; 2],
     zhash: u64,
     winner: Option<Color>,
     range: usize,
@@ -605,6 +594,7 @@ impl Clone for Board {
             pow: self.pow,
             table: self.table,
             ct: self.ct,
+            ev: self.ev,
             cells: self.cells.clone(),
             coord: self.coord.clone(),
             slots: self.slots.clone(),
@@ -673,6 +663,7 @@ impl Board {
                 _ => &NO_TABLE,
             },
             ct: &CELL_TABLES[rule as usize],
+            ev: eval_table(rule),
             cells: boxed(WALL),
             coord: boxed(0),
             slots: boxed(Slot::default()),
@@ -749,8 +740,8 @@ impl Board {
             if self.cells[p] == EMPTY {
                 self.counts[0][c.tb() as usize] += 1;
                 self.counts[1][c.tw() as usize] += 1;
-                self.sums[0] += codes_score(c.pb());
-                self.sums[1] += codes_score(c.pw());
+                self.sums[0] += self.ev.cell[0][compact_index(c.pb() as u32)];
+                self.sums[1] += self.ev.cell[1][compact_index(c.pw() as u32)];
                 if c.flag() != 0 {
                     self.dt[p / 64] |= 1 << (p % 64);
                 }
@@ -876,6 +867,13 @@ impl Board {
         self.winner
     }
 
+    /// Every empty board cell, in ascending `Pos` (not for the hot path).
+    pub fn empty_cells(&self) -> impl Iterator<Item = Pos> + '_ {
+        self.board_cells()
+            .filter(|&p| self.cells[p] == EMPTY)
+            .map(|p| p as Pos)
+    }
+
     /// Whether every cell holds a stone.
     #[inline]
     pub fn is_full(&self) -> bool {
@@ -956,10 +954,24 @@ impl Board {
         codes_score((cc.pats() >> (16 * c.index())) as u16)
     }
 
-    /// Σ of `cell_score` over all empty cells (incremental).
+    /// Σ over all empty cells of the evaluation's values of `c`'s cells (`eval::table`): the lane for `c` to
+    /// move and the lane for `c` not to move (incremental).
     #[inline]
-    pub fn score_sum(&self, c: Color) -> i32 {
-        self.sums[c.index()]
+    pub fn eval_lanes(&self, c: Color) -> (i32, i32) {
+        unpack_lanes(self.sums[c.index()])
+    }
+
+    /// The evaluation tables this board keeps sums of (its rule's).
+    #[inline]
+    pub fn eval_table(&self) -> &'static EvalTable {
+        self.ev
+    }
+
+    /// `c`'s four stored line codes at `p` (a direction per nibble; zero for occupied cells): with
+    /// `(codes >> 1) & 0x7777` the index of `eval::table`'s cell tables.
+    #[inline]
+    pub fn cell_codes(&self, p: Pos, c: Color) -> u16 {
+        (self.slots[p as usize].cache.pats() >> (16 * c.index())) as u16
     }
 
     /// Undoes the last stone (no-op if the board is empty).
@@ -1046,8 +1058,8 @@ impl Board {
         self.saved.push(Saved::new(s, old));
         self.counts[0][old.tb() as usize] -= 1;
         self.counts[1][old.tw() as usize] -= 1;
-        self.sums[0] -= codes_score(old.pb());
-        self.sums[1] -= codes_score(old.pw());
+        self.sums[0] -= self.ev.cell[0][compact_index(old.pb() as u32)];
+        self.sums[1] -= self.ev.cell[1][compact_index(old.pw() as u32)];
         self.slots[s & MASK].cache = CellCache::default();
         if self.renju {
             self.dt[s / 64] &= !((old.flag() as u64) << (s % 64));
@@ -1175,7 +1187,8 @@ impl Board {
         let saved = &mut self.saved.buf[sp..sp + n];
         let counts = &mut self.counts;
         let dt = &mut self.dt;
-        let mut score = 0i64;
+        let ev = self.ev;
+        let (mut sum_b, mut sum_w) = (0i64, 0i64);
         let mut lanes = [0u8; 32];
         for (&entry, out) in list[..n].iter().zip(saved) {
             let p = entry as usize & MASK;
@@ -1183,9 +1196,8 @@ impl Board {
             let sh = 4 * d as u32;
             let slot = &mut slots[p];
             let key = slot.keys[d];
-            // The line's new codes as the score index black | white << 4. Times 0x1001 then masked, a pair
-            // becomes the cache's layout black | white << 16; an old one, shifted back, becomes a pair again
-            // after `>> 12` (fewer operations than moving each nibble: 24 instructions less per pair).
+            // The line's new codes as the pair black | white << 4. Times 0x1001 then masked, a pair becomes the
+            // cache's layout black | white << 16 (fewer operations than moving each nibble).
             let new = if TERNARY {
                 // Both colours share one table half unless the rules differ (renju).
                 let wi = if RENJU {
@@ -1202,8 +1214,6 @@ impl Board {
             *out = Saved::new(p, cc);
             let m = 0x000F_000F << sh;
             let pats = (cc.pats() & !m) | e << sh;
-            let old = ((cc.pats() & m) >> sh).wrapping_mul(0x1001) >> 12;
-            score += ct.score[(new & 0xFF) as usize] - ct.score[(old & 0xFF) as usize];
             // Renju black reads the full table, whose entries carry the double-three flag; every other view
             // reads the compact one.
             let tbf = if RENJU {
@@ -1212,6 +1222,10 @@ impl Board {
                 ct.compact[compact_index(pats)]
             };
             let tw = ct.compact[compact_index(pats >> 16)];
+            let old_pats = cc.pats();
+            sum_b += ev.cell[0][compact_index(pats)] - ev.cell[0][compact_index(old_pats)];
+            sum_w +=
+                ev.cell[1][compact_index(pats >> 16)] - ev.cell[1][compact_index(old_pats >> 16)];
             let tb = if RENJU { tbf & !NEEDS_CHECK } else { tbf };
             let threats = tb | tw << 4;
             let (lo, ln) = (&ct.lanes[cc.threats()], &ct.lanes[threats as usize]);
@@ -1239,9 +1253,8 @@ impl Board {
             *k = k.wrapping_add(l as i8 as u16);
         }
         self.saved.len = sp + n;
-        let (db, dw) = unpack_scores(score);
-        self.sums[0] += db;
-        self.sums[1] += dw;
+        self.sums[0] += sum_b;
+        self.sums[1] += sum_w;
     }
 
     /// Renju: re-judges every black double-three candidate (its status depends on cells off its lines).
@@ -1577,7 +1590,7 @@ impl Board {
         }
         assert_eq!(self.zhash, self.compute_hash(), "hash");
         let mut counts = [[0u16; 16]; 2];
-        let mut sums = [0i32; 2];
+        let mut sums = [0i64; 2];
         let mut dt = [0u64; CELLS / 64];
         for p in self.board_cells() {
             for d in 0..4 {
@@ -1614,14 +1627,14 @@ impl Board {
             );
             counts[0][c.tb() as usize] += 1;
             counts[1][c.tw() as usize] += 1;
-            sums[0] += codes_score(c.pb());
-            sums[1] += codes_score(c.pw());
+            sums[0] += self.ev.cell[0][compact_index(c.pb() as u32)];
+            sums[1] += self.ev.cell[1][compact_index(c.pw() as u32)];
             if c.flag() != 0 {
                 dt[p / 64] |= 1 << (p % 64);
             }
         }
         assert_eq!(self.counts, counts, "threat counts");
-        assert_eq!(self.sums, sums, "score sums");
+        assert_eq!(self.sums, sums, "evaluation sums");
         assert_eq!(self.dt, dt, "renju double-three candidates");
         let (cand, stone_rows) = self.compute_candidates();
         assert_eq!(self.cand_rows, cand, "candidate rows");

@@ -107,3 +107,13 @@ pub const ROOT_TABLE_BITS: u32 = 18;
 pub const MAX_VCT_DEPTH: u8 = 10;
 /// Threat solver: initial capacity of the move stack; it only grows to a high-water mark, never per node.
 pub const THREAT_STACK_CAPACITY: usize = 1 << 14;
+
+/// `selfplay`: an opening whose search score (side to move) is beyond this many eval units is redrawn, so the
+/// games teach positions that are still open.
+pub const SELFPLAY_BALANCE_LIMIT: i32 = 300;
+/// `selfplay`: openings drawn at most per game before the last one is kept anyway.
+pub const SELFPLAY_OPENING_TRIES: usize = 10;
+/// `selfplay`: the first random stone lies within this many cells of the centre.
+pub const SELFPLAY_OPENING_RADIUS: i64 = 3;
+/// `selfplay`: hash table per game thread (the node budgets are small).
+pub const SELFPLAY_HASH_BYTES: usize = 16 << 20;
