@@ -266,7 +266,7 @@ impl EvalTable {
 
 /// The table files in `src/eval/tables/`, by rule (caro's two rules share one).
 const TABLE_TEXT: [(&str, Option<&str>); 4] = [
-    ("freestyle", None),
+    ("freestyle", Some(include_str!("tables/freestyle.txt"))),
     ("standard", None),
     ("renju", None),
     ("caro", None),

@@ -1,7 +1,7 @@
 //! `pbrain-pentad tune`: fits an evaluation table to self-play games by logistic regression.
 //!
-//! Every position after a game's random opening (but those where the side to move has a five to play) is a
-//! sample: its features (`eval::table`: the combination of every empty cell for both sides and the threat mask)
+//! Every position after a game's random opening that the search's horizon would evaluate (`at_horizon`; or
+//! every one but those with a five to play, with `--all-positions`) is a sample: its features (`eval::table`: the combination of every empty cell for both sides and the threat mask)
 //! and the game's result for the side to move (1, 0.5, 0). The model is `P(win) = sigmoid(logit)` with the
 //! logit linear in the table's weights; full-batch Adam minimises the log loss plus an L2 penalty. Games whose
 //! index is a multiple of `--holdout` are held out and only measured. Everything runs in one thread in a fixed
@@ -36,8 +36,8 @@ prints the train and held-out log loss as it goes, next to the hand-set and the 
   --holdout K      every K-th game is held out (default 10)
   --lambda X       weight of the game result in the target; the rest is the self-play search score's
                    (default 0.5)
-  --horizon        fit and measure only the positions the search's horizon evaluates: no five to block, and
-                   no win by fours that its quiescence probe finds
+  --all-positions  fit and measure every position after the opening; by default only those the search's
+                   horizon evaluates (no five to block, no win by fours that its quiescence probe finds)
 ";
 
 /// What `tune` was asked to do.
@@ -71,7 +71,7 @@ pub fn parse_tune_args(args: &[String]) -> anyhow::Result<TuneConfig> {
         l2: 1e-5,
         holdout: 10,
         lambda: 0.5,
-        horizon: false,
+        horizon: true,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -83,7 +83,7 @@ pub fn parse_tune_args(args: &[String]) -> anyhow::Result<TuneConfig> {
             "--l2" => cfg.l2 = value()?.parse().context("--l2: not a number")?,
             "--holdout" => cfg.holdout = value()?.parse().context("--holdout: not a number")?,
             "--lambda" => cfg.lambda = value()?.parse().context("--lambda: not a number")?,
-            "--horizon" => cfg.horizon = true,
+            "--all-positions" => cfg.horizon = false,
             s if s.starts_with("--") => bail!("unknown option {s}"),
             file => cfg.data.push(PathBuf::from(file)),
         }
@@ -453,15 +453,17 @@ pub fn run_tune(args: &[String]) -> anyhow::Result<()> {
     );
     if let Some(out) = &cfg.out {
         let comment = format!(
-            "Fitted by `pbrain-pentad tune` to {} games ({} train, {} held-out positions): epochs {}, lr {}, \
-             l2 {}, holdout {}.",
+            "Fitted by `pbrain-pentad tune` to {} games ({} train, {} held-out positions{}): epochs {}, lr {}, \
+             l2 {}, holdout {}, lambda {}.",
             games.len(),
             train.len(),
             held.len(),
+            if cfg.horizon { " at the horizon" } else { "" },
             cfg.epochs,
             cfg.lr,
             cfg.l2,
-            cfg.holdout
+            cfg.holdout,
+            cfg.lambda
         );
         std::fs::write(out, weights.to_text(table_name(rule), &comment))
             .with_context(|| format!("writing {}", out.display()))?;
