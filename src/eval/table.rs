@@ -267,9 +267,9 @@ impl EvalTable {
 /// The table files in `src/eval/tables/`, by rule (caro's two rules share one).
 const TABLE_TEXT: [(&str, Option<&str>); 4] = [
     ("freestyle", Some(include_str!("tables/freestyle.txt"))),
-    ("standard", None),
-    ("renju", None),
-    ("caro", None),
+    ("standard", Some(include_str!("tables/standard.txt"))),
+    ("renju", Some(include_str!("tables/renju.txt"))),
+    ("caro", Some(include_str!("tables/caro.txt"))),
 ];
 
 /// Name of the table file of `rule` (without `.txt`).
