@@ -12,8 +12,8 @@
 //!   table is 26 KB (6.5 KB in freestyle, whose keys cover only ±4);
 //! - per empty cell, the four line codes per colour (a nibble per direction, in the `STORED` numbering whose top
 //!   three bits index the compact threat table directly) and the combined `Threat` per colour; per colour,
-//!   counts of each threat class and the sum of cell scores (`cell_score` itself is four small lookups on the
-//!   cached codes);
+//!   counts of each threat class and the sums of the evaluation's cell values (`eval::table`, read at the same
+//!   compact index; move ordering's `cell_score` is four small lookups on the cached codes);
 //! - the candidate area: per row, a bitmask of cells within range of a stone (OR-ed in on a move; the few rows
 //!   a move touched are saved and restored by undo); the Zobrist hash; the winner.
 //!
@@ -546,7 +546,7 @@ pub struct Board {
     pow: [u32; 10],
     /// Merged 2-bit table (caro).
     table: &'static [u8; KEY_COUNT],
-    /// Pair scores, threat tables and (ternary) line tables.
+    /// Threat count lanes, threat tables and (ternary) line tables.
     ct: &'static CellTables,
     /// The evaluation's cell values of the rule (`eval::table`): the board keeps their sums.
     ev: &'static EvalTable,
