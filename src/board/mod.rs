@@ -967,11 +967,11 @@ impl Board {
         self.ev
     }
 
-    /// `c`'s four stored line codes at `p` (a direction per nibble; zero for occupied cells): with
-    /// `(codes >> 1) & 0x7777` the index of `eval::table`'s cell tables.
+    /// The compact index of `c`'s four line codes at `p` (zero for occupied cells): the index the board reads
+    /// `eval::table`'s cell tables at, so the tuner's features are the board's own.
     #[inline]
-    pub fn cell_codes(&self, p: Pos, c: Color) -> u16 {
-        (self.slots[p as usize].cache.pats() >> (16 * c.index())) as u16
+    pub fn cell_index(&self, p: Pos, c: Color) -> usize {
+        compact_index(self.slots[p as usize].cache.pats() >> (16 * c.index()))
     }
 
     /// Undoes the last stone (no-op if the board is empty).

@@ -137,8 +137,8 @@ impl Layout {
         let op = me.opp();
         let mut counts = vec![0i16; Layout::LEN];
         for p in board.empty_cells() {
-            let own = combo_of_compact(((board.cell_codes(p, me) >> 1) & 0x7777) as usize);
-            let opp = combo_of_compact(((board.cell_codes(p, op) >> 1) & 0x7777) as usize);
+            let own = combo_of_compact(board.cell_index(p, me));
+            let opp = combo_of_compact(board.cell_index(p, op));
             counts[Layout::OWN + self.view(me) * COMBO_COUNT + own] += 1;
             counts[Layout::OPP + self.view(op) * COMBO_COUNT + opp] -= 1;
         }
