@@ -7,14 +7,13 @@ use crate::board::{Board, Color, Pos, Rule};
 use crate::eval::evaluate;
 use crate::pattern::Threat;
 
-use super::movepick::{generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
+use super::movepick::{allowed, generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
 use super::params::{
     EVAL_LIMIT, FUTILITY_DEPTH, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
     LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
-    MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, POLL_NODES, QS_VCF_NODES,
-    RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
+    MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, POLL_NODES, QS_MAX_PLY,
+    QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
 };
-use super::threat::{QuickVcf, ThreatSolver};
 use super::tt::{Bound, Tt};
 
 /// Score for the side to move when it makes five with its next stone at `ply` (the five lands on ply + 1).
@@ -47,6 +46,14 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
     }
 }
 
+/// True if `b` lies on one of the four lines through `a` within four cells of it.
+#[inline]
+fn on_line_near(a: (usize, usize), b: (usize, usize)) -> bool {
+    let dx = a.0.abs_diff(b.0);
+    let dy = a.1.abs_diff(b.1);
+    (dx == 0 || dy == 0 || dx == dy) && dx.max(dy) <= QS_NEAR_CELLS
+}
+
 /// One root move with its last score.
 #[derive(Clone, Copy, Debug)]
 pub struct RootMove {
@@ -63,8 +70,6 @@ pub struct Worker<'a> {
     pub board: Board,
     /// Shared transposition table.
     pub tt: &'a Tt,
-    /// VCF solver used as the quiescence search at the horizon.
-    pub solver: &'a mut ThreatSolver,
     /// External stop request.
     pub stop: &'a AtomicBool,
     /// Hard deadline.
@@ -104,7 +109,6 @@ impl<'a> Worker<'a> {
     pub fn new(
         board: Board,
         tt: &'a Tt,
-        solver: &'a mut ThreatSolver,
         stop: &'a AtomicBool,
         history: Vec<i32>,
         stride: usize,
@@ -118,7 +122,6 @@ impl<'a> Worker<'a> {
         Worker {
             board,
             tt,
-            solver,
             stop,
             deadline: None,
             max_nodes: u64::MAX,
@@ -240,21 +243,155 @@ impl<'a> Worker<'a> {
         None
     }
 
-    /// Horizon value: a proven VCF win for the side to move if the solver finds one within its small budget,
-    /// else the static evaluation.
-    fn quiesce(&mut self, ply: usize) -> i32 {
-        let budget = QS_VCF_NODES.min(self.max_nodes.saturating_sub(self.nodes));
-        let r = self.solver.quick_vcf(&mut self.board, budget);
-        self.nodes += self.solver.nodes();
-        // The probe may use up the node limit exactly: stop here, not one node later.
-        if self.nodes >= self.max_nodes {
-            self.aborted = true;
+    /// Horizon value: the threat quiescence inside (`alpha`, `beta`).
+    #[inline]
+    fn quiesce(&mut self, alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.qsearch(alpha, beta, ply, QS_MAX_PLY)
+    }
+
+    /// Threat quiescence, attacker to move: the static evaluation stands (stand pat), or one of the attacker's
+    /// fours, answered by the forced block, does better. Fail-soft.
+    fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize, qply: i32) -> i32 {
+        self.pv_len[ply] = 0;
+        if self.count_node() {
             return 0;
         }
-        match r {
-            QuickVcf::Win { plies, .. } => win_in(ply + plies as usize),
-            QuickVcf::NoWin | QuickVcf::Unknown => evaluate(&self.board),
+        if self.board.winner().is_some() {
+            return -win_in(ply);
         }
+        if self.board.is_full() {
+            return 0;
+        }
+        if let Some(s) = self.static_result(ply) {
+            return s;
+        }
+        let me = self.board.side_to_move();
+        let op = me.opp();
+        if self.board.threat_count(op, Threat::Five) > 0 {
+            // The defender's block made a four: the attacker must block it, and attacks on only if that block is
+            // a four itself.
+            let Some(block) = self.single_five_point(op) else {
+                return -win_in(ply + 1);
+            };
+            if !allowed(&self.board, block, me) {
+                return -win_in(ply + 1);
+            }
+            let four = makes_four(self.board.threat(block, me));
+            self.board.play(block);
+            let s = if four && qply > 0 && ply + 2 < MAX_PLY {
+                -self.qdefend(-beta, -alpha, ply + 1, qply - 1)
+            } else {
+                -evaluate(&self.board)
+            };
+            self.board.undo();
+            return s;
+        }
+        let stand_pat = evaluate(&self.board);
+        if stand_pat >= beta || qply <= 0 || ply + 2 >= MAX_PLY || !self.has_four_move(me) {
+            return stand_pat;
+        }
+        let mut best = stand_pat;
+        alpha = alpha.max(stand_pat);
+        // This ply's move buffer is free: the horizon node calls the quiescence before generating.
+        let mut fours = std::mem::take(&mut self.buffers[ply]);
+        fours.clear();
+        // After the first four, only fours on a line through the attacker's previous four (within four
+        // cells) continue the attack; the others are independent and were tried one level up.
+        let anchor = if qply < QS_MAX_PLY {
+            let ms = self.board.moves();
+            ms.len().checked_sub(2).map(|i| self.board.xy(ms[i]))
+        } else {
+            None
+        };
+        for p in self.board.candidates() {
+            let t = self.board.threat(p, me);
+            if makes_four(t) && anchor.is_none_or(|a| on_line_near(a, self.board.xy(p))) {
+                fours.push(ScoredMove {
+                    pos: p,
+                    score: t as i32,
+                });
+            }
+        }
+        for i in 0..fours.len() {
+            let p = pick(&mut fours, i);
+            self.board.play(p);
+            let s = -self.qdefend(-beta, -alpha, ply + 1, qply - 1);
+            self.board.undo();
+            if self.aborted {
+                self.buffers[ply] = fours;
+                return 0;
+            }
+            if s > best {
+                best = s;
+                if s > alpha {
+                    alpha = s;
+                    if s >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.buffers[ply] = fours;
+        best
+    }
+
+    /// Threat quiescence, defender to move after the attacker's four: the block is forced (a double four or a
+    /// forbidden block loses; a five of our own wins).
+    fn qdefend(&mut self, alpha: i32, beta: i32, ply: usize, qply: i32) -> i32 {
+        self.pv_len[ply] = 0;
+        if self.count_node() {
+            return 0;
+        }
+        if self.board.winner().is_some() {
+            return -win_in(ply);
+        }
+        let me = self.board.side_to_move();
+        let op = me.opp();
+        if self.board.threat_count(me, Threat::Five) > 0 {
+            return win_in(ply + 1);
+        }
+        if self.board.threat_count(op, Threat::Five) == 0 {
+            // The attacker's "four" needs no answer (e.g. caro's blocked five): an ordinary position.
+            return evaluate(&self.board);
+        }
+        let Some(block) = self.single_five_point(op) else {
+            return -win_in(ply + 1);
+        };
+        if !allowed(&self.board, block, me) {
+            return -win_in(ply + 1);
+        }
+        self.board.play(block);
+        let s = -self.qsearch(-beta, -alpha, ply + 1, qply - 1);
+        self.board.undo();
+        s
+    }
+
+    /// The one cell where `c` makes five, or `None` if there are two or more (a double four: it cannot be
+    /// stopped). Call only when `c` has a five point.
+    fn single_five_point(&self, c: Color) -> Option<Pos> {
+        let mut found = None;
+        for p in self.board.candidates() {
+            if self.board.threat(p, c) == Threat::Five {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(p);
+            }
+        }
+        found
+    }
+
+    /// True if `c` has a point that makes a four (or better).
+    #[inline]
+    fn has_four_move(&self, c: Color) -> bool {
+        [
+            Threat::Block4,
+            Threat::Block4Plus,
+            Threat::Block4Flex3,
+            Threat::Flex4,
+        ]
+        .iter()
+        .any(|&t| self.board.threat_count(c, t) > 0)
     }
 
     /// Fail-soft negamax with principal-variation search. Returns a score for the side to move.
@@ -297,7 +434,7 @@ impl<'a> Worker<'a> {
         // 5. Horizon: a VCF probe (quiescence), then the static evaluation. Forced blocks are searched instead
         //    (they extend the line for free).
         if depth <= 0 && !forced {
-            return self.quiesce(ply);
+            return self.quiesce(alpha, beta, ply);
         }
         // 6. Transposition table.
         let key = self.board.hash();
@@ -344,7 +481,7 @@ impl<'a> Worker<'a> {
             && alpha < WIN - MAX_PLY as i32
             && static_eval + RAZOR_MARGIN * depth < alpha
         {
-            return self.quiesce(ply);
+            return self.quiesce(alpha, beta, ply);
         }
         // 9. Generate moves into this ply's buffer.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
@@ -535,5 +672,72 @@ impl<'a> Worker<'a> {
             }
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::params::QS_MAX_PLY;
+
+    /// A board with black's and white's stones placed alternately (black first); black is to move after an
+    /// equal number of each.
+    fn position(rule: Rule, black: &[(i64, i64)], white: &[(i64, i64)]) -> Board {
+        let mut board = Board::new(15, 15, rule).unwrap();
+        for (i, &(x, y)) in black.iter().enumerate() {
+            board.try_place(x, y, Color::Black).unwrap();
+            if let Some(&(wx, wy)) = white.get(i) {
+                board.try_place(wx, wy, Color::White).unwrap();
+            }
+        }
+        board
+    }
+
+    /// The threat quiescence's value of `board` for the side to move, with the full window (without the VCF
+    /// probe in front of it).
+    fn quiescence(board: &Board) -> i32 {
+        let mut tt = Tt::new(1 << 20);
+        tt.ensure_allocated();
+        let stop = AtomicBool::new(false);
+        let stride = board.width() * board.height();
+        let mut w = Worker::new(board.clone(), &tt, &stop, vec![0; 2 * stride], stride);
+        w.qsearch(-INF, INF, 0, QS_MAX_PLY)
+    }
+
+    /// Black's four at (6,7) (five point (7,7)) also makes a vertical open three; after the block, the three
+    /// becomes an open four.
+    const ATTACK: [(i64, i64); 5] = [(3, 7), (4, 7), (5, 7), (6, 5), (6, 6)];
+
+    #[test]
+    fn quiescence_follows_fours_to_the_win() {
+        let white = [(2, 7), (10, 11), (12, 11), (10, 13), (13, 13)];
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju] {
+            let board = position(rule, &ATTACK, &white);
+            assert_eq!(board.side_to_move(), Color::Black);
+            // Four (ply 1), block (2), open four (3), any answer (4), five (5).
+            assert_eq!(quiescence(&board), win_in(5), "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn a_block_that_makes_a_four_stops_the_attack() {
+        // White's block at (7,7) makes its own four (7,7)..(7,10) (black holds (7,11)): black must answer at
+        // (7,6), which is no four, so the attack ends there without a win.
+        let black: Vec<(i64, i64)> = ATTACK.iter().copied().chain([(7, 11)]).collect();
+        let white = [(2, 7), (7, 8), (7, 9), (7, 10), (13, 0), (0, 14)];
+        let board = position(Rule::Freestyle, &black, &white);
+        assert_eq!(board.side_to_move(), Color::Black);
+        let s = quiescence(&board);
+        assert!(s < WIN - MAX_PLY as i32, "{s}");
+    }
+
+    #[test]
+    fn quiescence_without_fours_is_the_evaluation() {
+        let board = position(
+            Rule::Freestyle,
+            &[(7, 7), (8, 8), (5, 9)],
+            &[(6, 6), (9, 7), (10, 10)],
+        );
+        assert_eq!(quiescence(&board), evaluate(&board));
     }
 }

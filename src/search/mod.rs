@@ -112,7 +112,7 @@ pub struct Searcher {
     history: Vec<i32>,
     /// Row length the history was built for.
     stride: usize,
-    /// Threat solver for the root and the horizon (built on the first search; its proof table persists).
+    /// Threat solver for the root (built on the first search; its proof table persists).
     solver: Option<ThreatSolver>,
 }
 
@@ -256,7 +256,7 @@ impl Searcher {
         self.tt.ensure_allocated();
         self.tt.new_search();
         let history = std::mem::take(&mut self.history);
-        let mut w = Worker::new(root_board, &self.tt, solver, stop, history, stride);
+        let mut w = Worker::new(root_board, &self.tt, stop, history, stride);
         w.nodes = threat_nodes;
         w.deadline = limits.hard_deadline;
         w.max_nodes = limits.max_nodes.unwrap_or(u64::MAX);

@@ -22,9 +22,15 @@ pub const DEFAULT_HASH_BYTES: usize = 128 << 20;
 /// Smallest table we ever build, so a tiny `max_memory` still gives a working (if small) table.
 pub const MIN_HASH_BYTES: usize = 1 << 16;
 
-/// Node budget of the VCF probe at each horizon node (quiescence); most probes end at once (no four at all).
-/// 1000 cost a ply of depth and lost at 100 ms/move; 100 won (40-game screens against search-v1).
+/// Node budget of the VCF probe the tuner uses to keep only quiet positions (`train::tune`): the horizon's
+/// probe before the threat quiescence, kept so the tables are fitted to the positions they were fitted to.
 pub const QS_VCF_NODES: u64 = 100;
+/// Threat quiescence: plies of own fours and forced blocks searched past the horizon (the side to move at the
+/// horizon attacks with fours only; each four costs two plies).
+pub const QS_MAX_PLY: i32 = 12;
+/// Threat quiescence: after the first four, only fours on a line through the previous four and at most this many
+/// cells from it are tried (a VCF continues where its last four was).
+pub const QS_NEAR_CELLS: usize = 4;
 /// Node budget of the VCF search at the root, before iterative deepening.
 pub const ROOT_VCF_NODES: u64 = 200_000;
 /// Node budget of the VCT search at the root (threes and fours), before iterative deepening.
