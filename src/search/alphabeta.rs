@@ -243,6 +243,24 @@ impl<'a> Worker<'a> {
         None
     }
 
+    /// Node entry of the search and the quiescence: counts the node and polls the limits (`Some(0)` when the
+    /// search must unwind), then the scores that need no search: the previous move made five, the board is
+    /// full, or the threat counts decide (`static_result`).
+    #[inline]
+    fn enter_node(&mut self, ply: usize) -> Option<i32> {
+        self.pv_len[ply] = 0;
+        if self.count_node() {
+            return Some(0);
+        }
+        if self.board.winner().is_some() {
+            return Some(-win_in(ply));
+        }
+        if self.board.is_full() {
+            return Some(0);
+        }
+        self.static_result(ply)
+    }
+
     /// Horizon value: the threat quiescence inside (`alpha`, `beta`).
     #[inline]
     fn quiesce(&mut self, alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -252,17 +270,7 @@ impl<'a> Worker<'a> {
     /// Threat quiescence, attacker to move: the static evaluation stands (stand pat), or one of the attacker's
     /// fours, answered by the forced block, does better. Fail-soft.
     fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize, qply: i32) -> i32 {
-        self.pv_len[ply] = 0;
-        if self.count_node() {
-            return 0;
-        }
-        if self.board.winner().is_some() {
-            return -win_in(ply);
-        }
-        if self.board.is_full() {
-            return 0;
-        }
-        if let Some(s) = self.static_result(ply) {
+        if let Some(s) = self.enter_node(ply) {
             return s;
         }
         let me = self.board.side_to_move();
@@ -404,20 +412,8 @@ impl<'a> Worker<'a> {
         pv_node: bool,
         cut_node: bool,
     ) -> i32 {
-        // 1. Count the node and poll the limits.
-        self.pv_len[ply] = 0;
-        if self.count_node() {
-            return 0;
-        }
-        // 2. Terminal positions: the previous move won, or the board is full.
-        if self.board.winner().is_some() {
-            return -win_in(ply);
-        }
-        if self.board.is_full() {
-            return 0;
-        }
-        // 3. Positions decided by the threat counts.
-        if let Some(s) = self.static_result(ply) {
+        // 1-3. Count the node and poll the limits; terminal positions and those the threat counts decide.
+        if let Some(s) = self.enter_node(ply) {
             return s;
         }
         if ply >= MAX_PLY - 2 {
