@@ -22,8 +22,8 @@ pub const DEFAULT_HASH_BYTES: usize = 128 << 20;
 /// Smallest table we ever build, so a tiny `max_memory` still gives a working (if small) table.
 pub const MIN_HASH_BYTES: usize = 1 << 16;
 
-/// Node budget of the VCF probe the tuner uses to keep only quiet positions (`train::tune`): the horizon's
-/// probe before the threat quiescence, kept so the tables are fitted to the positions they were fitted to.
+/// Node budget of the VCF probe the tuner uses to keep only quiet positions (`train::tune`); it was the
+/// horizon's probe when the committed tables were fitted, so refits keep the same filter.
 pub const QS_VCF_NODES: u64 = 100;
 /// Threat quiescence: plies of own fours and forced blocks searched past the horizon (the side to move at the
 /// horizon attacks with fours only; each four costs two plies).
