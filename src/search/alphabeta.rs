@@ -9,7 +9,7 @@ use crate::pattern::Threat;
 
 use super::movepick::{allowed, generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
 use super::params::{
-    EVAL_LIMIT, FUTILITY_DEPTH, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
+    EVAL_LIMIT, FAIL_HIGH_MARGIN, FUTILITY_DEPTH, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
     LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
     MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, POLL_NODES, QS_MAX_PLY,
     QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
@@ -512,6 +512,13 @@ impl<'a> Worker<'a> {
         let original_alpha = alpha;
         let mcp_limit =
             self.mcp_limit[usize::from(improving)][depth.clamp(0, MAX_PLY as i32) as usize];
+        // An expected cut node whose static eval is far above beta will very likely fail high: its moves that
+        // make no four are searched a ply shallower.
+        let likely_fail_high = !pv_node
+            && cut_node
+            && !forced
+            && static_eval < EVAL_LIMIT
+            && static_eval >= beta + FAIL_HIGH_MARGIN * depth;
         let mut i = 0;
         while i < moves.len() {
             let mv = pick(&mut moves, i);
@@ -531,6 +538,7 @@ impl<'a> Worker<'a> {
                 i += 1;
                 continue;
             }
+            let new_depth = new_depth - i32::from(likely_fail_high && !four);
             self.board.play(mv);
             let score = if i == 0 {
                 -self.negamax(

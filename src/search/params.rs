@@ -82,6 +82,10 @@ pub const FUTILITY_DEPTH: i32 = 3;
 /// Futility pruning: eval units per ply of remaining depth (one ply less when improving).
 pub const FUTILITY_MARGIN: i32 = 150;
 
+/// Fail-high reduction: eval units per ply of remaining depth by which a cut node's static eval must beat beta
+/// for its non-four moves to be searched a ply shallower (the futility margin's size, one depth further out).
+pub const FAIL_HIGH_MARGIN: i32 = 150;
+
 /// Razoring: at this remaining depth or less, a non-PV node whose static eval is below alpha by the margin
 /// below returns the horizon value at once.
 pub const RAZOR_DEPTH: i32 = 2;
