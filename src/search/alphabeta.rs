@@ -158,7 +158,12 @@ impl<'a> Worker<'a> {
 
     /// Counts a node and checks the limits; true if the search must unwind.
     #[inline]
-    fn count_node(&mut self) -> bool {
+    pub(super) fn count_node(&mut self) -> bool {
+        // A re-search started after the limit was hit (the caller checks `aborted` only after its last child)
+        // must not count past the limit.
+        if self.aborted {
+            return true;
+        }
         self.nodes += 1;
         if self.nodes >= self.max_nodes {
             self.aborted = true;

@@ -282,7 +282,10 @@ impl Searcher {
                 (-INF, INF)
             };
             let score = loop {
-                w.nodes += 1;
+                // The root counts as a node too, under the same exact limit as every other node.
+                if w.count_node() {
+                    break 0;
+                }
                 let s = w.root(&mut roots, depth, alpha, beta, &mut changes);
                 if w.aborted {
                     break s;

@@ -284,7 +284,7 @@ fn reprosearch_same_nodes_after_new_game() {
     let b = run(&mut s, &board, &limits);
     assert_eq!((a.best, a.score, a.nodes), (b.best, b.score, b.nodes));
     // The node limit is exact: the horizon VCF probe's budget is capped by the nodes left.
-    assert_eq!(a.nodes, 30_000);
+    assert_eq!(a.nodes, 30_000, "{a:?}");
 }
 
 #[test]
