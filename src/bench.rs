@@ -7,7 +7,9 @@
 //! Usage: `pbrain-pentad bench [depth]` (default `params::BENCH_DEPTH`). `pbrain-pentad bench depth [SECONDS]`
 //! instead times how long each position takes to complete depths 10, 12 and 14 (at most SECONDS each, default
 //! 10) and prints the medians over the positions that get there and that the search does not prove won or lost (wall time: for before/after comparisons
-//! on one machine, not a checksum).
+//! on one machine, not a checksum). `pbrain-pentad bench wins FILE [MS]` plays each position of a forced-win set
+//! (`testsets/`) as one move of an MS turn and reports how often a winning move is played and how fast it is
+//! proven.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -15,7 +17,9 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 
 use crate::board::{Board, Rule};
-use crate::search::params::{BENCH_DEPTH, BENCH_HASH_BYTES};
+use crate::search::params::{
+    BENCH_DEPTH, BENCH_HASH_BYTES, WINS_HARD_MS, WINS_HASH_BYTES, WINS_TURN_MS,
+};
 use crate::search::{score_is_loss, score_is_win, Control, Limits, Searcher};
 
 /// One benchmark position: rule, board size and the moves from an empty board.
@@ -269,12 +273,182 @@ fn run_depth_bench(cap_secs: f64) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// One position of a forced-win set (`bench wins`): a position from a real game that the reference engine proved
+/// won for the side to move.
+struct WinPosition {
+    /// Game rule.
+    rule: Rule,
+    /// The board, moves played.
+    board: Board,
+    /// The reference engine's winning move, as written in the file.
+    reference_move: String,
+    /// Milliseconds the reference took to first report the win.
+    reference_ms: f64,
+    /// The reference's mate distance in plies.
+    mate_plies: u32,
+}
+
+/// Parses a forced-win set: one position per line, `RULE SIZE MOVES MOVE MS PLIES [SOURCE]` (`MOVES` in the
+/// bench's move-string form, `-` for an empty board); blank lines and lines starting with `#` are skipped.
+fn read_win_set(path: &str) -> anyhow::Result<Vec<WinPosition>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let parse = || -> anyhow::Result<WinPosition> {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() < 6 {
+                bail!("expected RULE SIZE MOVES MOVE MS PLIES");
+            }
+            let rule = Rule::from_gomocup(f[0].parse()?).context("unknown rule")?;
+            let size: usize = f[1].parse()?;
+            let mut board = Board::new(size, size, rule)?;
+            if f[2] != "-" {
+                for (x, y) in parse_moves(f[2])? {
+                    board.try_play(x, y).map_err(|e| anyhow::anyhow!("{e}"))?;
+                }
+            }
+            Ok(WinPosition {
+                rule,
+                board,
+                reference_move: f[3].to_string(),
+                reference_ms: f[4].parse()?,
+                mate_plies: f[5].parse()?,
+            })
+        };
+        out.push(parse().with_context(|| format!("{path}, line {}", n + 1))?);
+    }
+    if out.is_empty() {
+        bail!("{path}: no positions");
+    }
+    Ok(out)
+}
+
+/// What `bench wins` made of one position.
+#[derive(Clone, Copy, PartialEq)]
+enum WinOutcome {
+    /// The search proved a win (its score is a win) after this many milliseconds.
+    Proven(f64),
+    /// No proof, but the move played is the reference's winning move (e.g. the only move), after this many ms.
+    ReferenceMove(f64),
+    /// No proof and another move.
+    Missed,
+}
+
+/// `bench wins`: each position searched as one move of a `turn_ms` turn limit (the engine's own time plan; the
+/// search stops once it proves a win); prints per position what came of it, then per rule the share of
+/// winning moves played and the median time to the proof against the reference's on the same positions.
+fn run_wins_bench(path: &str, turn_ms: i64) -> anyhow::Result<()> {
+    let set = read_win_set(path)?;
+    let stop = AtomicBool::new(false);
+    let mut searcher = Searcher::new();
+    searcher.set_hash_bytes(WINS_HASH_BYTES);
+    let mut rows: Vec<(&WinPosition, WinOutcome)> = Vec::new();
+    for (i, p) in set.iter().enumerate() {
+        searcher.new_game();
+        let clock = crate::search::time::Clock {
+            turn_ms: Some(turn_ms),
+            ..Default::default()
+        };
+        let plan = crate::search::time::plan(&clock, p.board.move_count());
+        let limits = Limits {
+            hard_deadline: Some(Instant::now() + plan.hard),
+            ..Limits::default()
+        };
+        let start = Instant::now();
+        let mut proof_ms = None;
+        let r = searcher.search(&p.board, &limits, &stop, &mut |info| {
+            if score_is_win(info.score) {
+                proof_ms.get_or_insert(info.elapsed.as_secs_f64() * 1000.0);
+                Control::Stop
+            } else {
+                Control::Continue
+            }
+        });
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        let played = r.best.map_or("-".to_string(), |b| {
+            let (x, y) = p.board.xy(b);
+            format!("{}{}", char::from(b'a' + x as u8), y + 1)
+        });
+        let outcome = match proof_ms {
+            Some(t) if score_is_win(r.score) => WinOutcome::Proven(t),
+            _ if played == p.reference_move => WinOutcome::ReferenceMove(ms),
+            _ => WinOutcome::Missed,
+        };
+        let what = match outcome {
+            WinOutcome::Proven(t) => format!("proven    {t:7.1} ms"),
+            WinOutcome::ReferenceMove(t) => format!("reference {t:7.1} ms"),
+            WinOutcome::Missed => format!("MISSED    {ms:7.1} ms"),
+        };
+        println!(
+            "position {:3} {:?} mate {:2} {what} played {played:4} (reference {} in {:.0} ms)",
+            i + 1,
+            p.rule,
+            p.mate_plies,
+            p.reference_move,
+            p.reference_ms
+        );
+        rows.push((p, outcome));
+    }
+    let median = |mut v: Vec<f64>| -> f64 {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let mut rules: Vec<Rule> = rows.iter().map(|r| r.0.rule).collect();
+    rules.sort_by_key(|r| r.gomocup_code());
+    rules.dedup();
+    let groups = rules
+        .into_iter()
+        .map(|r| (format!("{r:?}"), Some(r), 0.0))
+        .chain([
+            ("all".to_string(), None, 0.0),
+            (
+                format!("reference >= {WINS_HARD_MS:.0} ms"),
+                None,
+                WINS_HARD_MS,
+            ),
+        ]);
+    for (name, rule, min_ref) in groups {
+        let sel: Vec<_> = rows
+            .iter()
+            .filter(|r| rule.is_none_or(|q| r.0.rule == q) && r.0.reference_ms >= min_ref)
+            .collect();
+        let proven: Vec<_> = sel
+            .iter()
+            .filter_map(|r| match r.1 {
+                WinOutcome::Proven(t) => Some((t, r.0.reference_ms)),
+                _ => None,
+            })
+            .collect();
+        let reference = sel
+            .iter()
+            .filter(|r| matches!(r.1, WinOutcome::ReferenceMove(_)))
+            .count();
+        let won = proven.len() + reference;
+        println!(
+            "{name}: winning move {won}/{} ({:.1}%): {} proven, {reference} the reference's move unproven; \
+             median time to the proof {:.1} ms, reference {:.1} ms on the same positions",
+            sel.len(),
+            100.0 * won as f64 / sel.len().max(1) as f64,
+            proven.len(),
+            median(proven.iter().map(|p| p.0).collect()),
+            median(proven.iter().map(|p| p.1).collect()),
+        );
+    }
+    Ok(())
+}
+
 /// `pbrain-pentad bench --help`.
 pub const BENCH_USAGE: &str = "\
 usage: pbrain-pentad bench [DEPTH]          search the fixed positions to DEPTH (default 6); the node count
                                             printed is the `Bench:` signature of commit messages
        pbrain-pentad bench depth [SECONDS]  time to complete depths 10, 12 and 14 per position (at most
                                             SECONDS each, default 10), with medians
+       pbrain-pentad bench wins FILE [MS]   a forced-win set (see testsets/README.md): each position as
+                                            one move of an MS turn (default 1000); share proven and time
        pbrain-pentad bench board [RULE [ROUNDS]]
                                             make+undo pairs per second of the board core (RULE 0, 1, 4, 8
                                             or 9, default 0; ROUNDS default 200)
@@ -288,6 +462,23 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         // `bench board …`: the board core's make+undo benchmark (owner: core).
         Some("board") => {
             return crate::board::bench::run(&args[1..]).map_err(|e| bad(format!("{e:#}")))
+        }
+        Some("wins") => {
+            let path = args
+                .get(1)
+                .ok_or_else(|| bad("bench wins: FILE is missing".to_string()))?;
+            if args.len() > 3 {
+                return Err(bad(format!("unexpected `{}`", args[3])));
+            }
+            let ms = match args.get(2) {
+                None => WINS_TURN_MS,
+                Some(s) => s
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|v| *v > 0)
+                    .ok_or_else(|| bad(format!("bench wins: bad milliseconds {s:?}")))?,
+            };
+            return run_wins_bench(path, ms);
         }
         Some("depth") => {
             if args.len() > 2 {
@@ -320,4 +511,35 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let nps = (nodes as f64 / secs.max(1e-9)) as u64;
     println!("{nodes} nodes {nps} nps");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_committed_forced_win_set_reads_and_its_winning_moves_are_empty_cells() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testsets/forced-wins-dev.txt");
+        let set = read_win_set(path).unwrap();
+        assert_eq!(set.len(), 471);
+        for p in &set {
+            let (x, y) = parse_moves(&p.reference_move).unwrap()[0];
+            let pos = p.board.pos(x, y).expect("on the board");
+            assert!(p.board.is_empty(pos), "{}", p.reference_move);
+            assert!(p.mate_plies >= 9);
+        }
+    }
+
+    #[test]
+    fn a_bad_forced_win_line_names_the_file_and_the_line() {
+        let path = std::env::temp_dir().join(format!("pentad-wins-{}.txt", std::process::id()));
+        std::fs::write(&path, "# comment\n0 15 h8 i9 3 9 x\n0 15 h8h8 i9 3 9 x\n").unwrap();
+        let err = read_win_set(path.to_str().unwrap()).err().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let msg = format!("{err:#}");
+        assert!(
+            msg.contains("pentad-wins-") && msg.contains("line 3"),
+            "{msg}"
+        );
+    }
 }

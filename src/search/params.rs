@@ -108,6 +108,14 @@ pub const BENCH_DEPTH: i32 = 6;
 /// `pbrain-pentad bench`: table size per position (fresh table each time).
 pub const BENCH_HASH_BYTES: usize = 16 << 20;
 
+/// `pbrain-pentad bench wins`: default turn per position (the "1 s per move").
+pub const WINS_TURN_MS: i64 = 1000;
+/// `pbrain-pentad bench wins`: table size (what a 128 MB `max_memory` gives a game: half of it).
+pub const WINS_HASH_BYTES: usize = 64 << 20;
+/// `pbrain-pentad bench wins`: positions whose reference needed at least this many milliseconds are also
+/// summed up on their own (the hard part of a set built from real games, where most wins are quick).
+pub const WINS_HARD_MS: f64 = 100.0;
+
 /// Threat solver: slots in the proof table of a `ThreatSolver::new` (2^16 slots × 16 bytes = 1 MiB).
 pub const THREAT_TABLE_BITS: u32 = 16;
 /// Threat solver: slots in the proof table built by the one-shot `threat::vcf` and `threat::vct` (4 MiB).
