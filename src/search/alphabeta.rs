@@ -233,17 +233,27 @@ impl<'a> Worker<'a> {
         if self.board.threat_count(me, Threat::Five) > 0 {
             return Some(win_in(ply + 1));
         }
-        // Our open four (or double four) when the opponent has neither a five nor a four to answer with: our five
-        // lands two plies later whatever it does.
-        if self.flex4_is_win
-            && self.board.threat_count(me, Threat::Flex4) > 0
-            && self.board.threat_count(op, Threat::Five) == 0
-            && self.board.threat_count(op, Threat::Flex4) == 0
-            && self.board.threat_count(op, Threat::Block4) == 0
-            && self.board.threat_count(op, Threat::Block4Plus) == 0
-            && self.board.threat_count(op, Threat::Block4Flex3) == 0
+        if !self.flex4_is_win
+            || self.board.threat_count(op, Threat::Five) > 0
+            || self.board.threat_count(op, Threat::Flex4) > 0
+            || self.board.threat_count(op, Threat::Block4) > 0
+            || self.board.threat_count(op, Threat::Block4Plus) > 0
+            || self.board.threat_count(op, Threat::Block4Flex3) > 0
         {
+            return None;
+        }
+        // The opponent has neither a five nor a four to answer with. Our open four (or double four): our five
+        // lands two plies later whatever it does.
+        if self.board.threat_count(me, Threat::Flex4) > 0 {
             return Some(win_in(ply + 3));
+        }
+        // Our four-three or double open three: the block (of the four, or of one three) leaves an open three that
+        // becomes an open four. Renju black's threes can hang on forbidden points, so not for it.
+        if !(self.board.rule() == Rule::Renju && me == Color::Black)
+            && (self.board.threat_count(me, Threat::Block4Flex3) > 0
+                || self.board.threat_count(me, Threat::DoubleFlex3) > 0)
+        {
+            return Some(win_in(ply + 5));
         }
         None
     }
@@ -726,6 +736,40 @@ mod tests {
             // Four (ply 1), block (2), open four (3), any answer (4), five (5).
             assert_eq!(quiescence(&board), win_in(5), "{rule:?}");
         }
+    }
+
+    /// `static_result` of `board` at ply 0.
+    fn static_result(board: &Board) -> Option<i32> {
+        let mut tt = Tt::new(1 << 20);
+        tt.ensure_allocated();
+        let stop = AtomicBool::new(false);
+        let stride = board.width() * board.height();
+        let w = Worker::new(board.clone(), &tt, &stop, vec![0; 2 * stride], stride);
+        w.static_result(0)
+    }
+
+    #[test]
+    fn a_four_three_against_no_four_is_a_static_win_but_not_for_renju_black() {
+        let white = [(2, 7), (10, 11), (12, 11), (10, 13), (13, 13)];
+        for rule in [Rule::Freestyle, Rule::Standard] {
+            let board = position(rule, &ATTACK, &white);
+            assert_eq!(static_result(&board), Some(win_in(5)), "{rule:?}");
+        }
+        // Renju black's four-three may hang on a forbidden point: left to the search.
+        assert_eq!(static_result(&position(Rule::Renju, &ATTACK, &white)), None);
+        // White has an open three, so a four (an open one) to play in between: no static result.
+        let white_four = [(2, 7), (10, 11), (11, 11), (12, 11), (0, 14)];
+        let board = position(Rule::Freestyle, &ATTACK, &white_four);
+        assert_eq!(static_result(&board), None);
+    }
+
+    #[test]
+    fn a_double_open_three_against_no_four_is_a_static_win() {
+        // Black (7,7) makes open threes on the row and on the column.
+        let black = [(5, 7), (6, 7), (7, 5), (7, 6)];
+        let white = [(0, 0), (14, 0), (0, 14), (14, 14)];
+        let board = position(Rule::Freestyle, &black, &white);
+        assert_eq!(static_result(&board), Some(win_in(5)));
     }
 
     #[test]
