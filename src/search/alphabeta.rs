@@ -758,8 +758,8 @@ mod tests {
         // Renju black's four-three may hang on a forbidden point: left to the search.
         assert_eq!(static_result(&position(Rule::Renju, &ATTACK, &white)), None);
         // White has an open three, so a four (an open one) to play in between: no static result.
-        let white_four = [(2, 7), (10, 11), (11, 11), (12, 11), (0, 14)];
-        let board = position(Rule::Freestyle, &ATTACK, &white_four);
+        let white_three = [(2, 7), (10, 11), (11, 11), (12, 11), (0, 14)];
+        let board = position(Rule::Freestyle, &ATTACK, &white_three);
         assert_eq!(static_result(&board), None);
     }
 
