@@ -164,11 +164,18 @@ pub fn parse_moves(s: &str) -> anyhow::Result<Vec<(i64, i64)>> {
 
 /// Builds the board of a benchmark position.
 pub fn position_board(p: &BenchPosition) -> anyhow::Result<Board> {
-    let mut board = Board::new(p.width, p.height, p.rule)?;
-    for (x, y) in parse_moves(p.moves)? {
-        board
-            .try_play(x, y)
-            .map_err(|e| anyhow::anyhow!("bench position {:?}: {e}", p.moves))?;
+    board_from_moves(p.rule, p.width, p.height, p.moves)
+}
+
+/// A `width`×`height` board of `rule` with the moves of a move string played (`-` or empty: no moves).
+fn board_from_moves(rule: Rule, width: usize, height: usize, moves: &str) -> anyhow::Result<Board> {
+    let mut board = Board::new(width, height, rule)?;
+    if moves != "-" {
+        for (x, y) in parse_moves(moves)? {
+            board
+                .try_play(x, y)
+                .map_err(|e| anyhow::anyhow!("position {moves:?}: {e}"))?;
+        }
     }
     Ok(board)
 }
@@ -305,15 +312,9 @@ fn read_win_set(path: &str) -> anyhow::Result<Vec<WinPosition>> {
             }
             let rule = Rule::from_gomocup(f[0].parse()?).context("unknown rule")?;
             let size: usize = f[1].parse()?;
-            let mut board = Board::new(size, size, rule)?;
-            if f[2] != "-" {
-                for (x, y) in parse_moves(f[2])? {
-                    board.try_play(x, y).map_err(|e| anyhow::anyhow!("{e}"))?;
-                }
-            }
             Ok(WinPosition {
                 rule,
-                board,
+                board: board_from_moves(rule, size, size, f[2])?,
                 reference_move: f[3].to_string(),
                 reference_ms: f[4].parse()?,
                 mate_plies: f[5].parse()?,

@@ -712,15 +712,25 @@ mod tests {
         board
     }
 
-    /// The threat quiescence's value of `board` for the side to move, with the full window (without the VCF
-    /// probe in front of it).
-    fn quiescence(board: &Board) -> i32 {
+    /// Runs `f` on a fresh worker for `board` (a small table, no limits).
+    fn with_worker<R>(board: &Board, f: impl FnOnce(&mut Worker) -> R) -> R {
         let mut tt = Tt::new(1 << 20);
         tt.ensure_allocated();
         let stop = AtomicBool::new(false);
         let stride = board.width() * board.height();
-        let mut w = Worker::new(board.clone(), &tt, &stop, vec![0; 2 * stride], stride);
-        w.qsearch(-INF, INF, 0, QS_MAX_PLY)
+        f(&mut Worker::new(
+            board.clone(),
+            &tt,
+            &stop,
+            vec![0; 2 * stride],
+            stride,
+        ))
+    }
+
+    /// The threat quiescence's value of `board` for the side to move, with the full window (without the VCF
+    /// probe in front of it).
+    fn quiescence(board: &Board) -> i32 {
+        with_worker(board, |w| w.qsearch(-INF, INF, 0, QS_MAX_PLY))
     }
 
     /// Black's four at (6,7) (five point (7,7)) also makes a vertical open three; after the block, the three
@@ -740,12 +750,7 @@ mod tests {
 
     /// `static_result` of `board` at ply 0.
     fn static_result(board: &Board) -> Option<i32> {
-        let mut tt = Tt::new(1 << 20);
-        tt.ensure_allocated();
-        let stop = AtomicBool::new(false);
-        let stride = board.width() * board.height();
-        let w = Worker::new(board.clone(), &tt, &stop, vec![0; 2 * stride], stride);
-        w.static_result(0)
+        with_worker(board, |w| w.static_result(0))
     }
 
     #[test]
