@@ -233,7 +233,18 @@ impl<'a> Worker<'a> {
         if self.board.threat_count(me, Threat::Five) > 0 {
             return Some(win_in(ply + 1));
         }
-        if !self.flex4_is_win
+        if !self.flex4_is_win {
+            return None;
+        }
+        // Our open four (or double four): our five lands two plies later. Our four-three or double open three:
+        // the block (of the four, or of one three) leaves an open three that becomes an open four, five plies.
+        // Renju black's threes can hang on forbidden points, so not for it. Both only when the opponent has
+        // neither a five nor a four to answer with (our own counts first: they are rarely there).
+        let flex4 = self.board.threat_count(me, Threat::Flex4) > 0;
+        let four_three = !(self.board.rule() == Rule::Renju && me == Color::Black)
+            && (self.board.threat_count(me, Threat::Block4Flex3) > 0
+                || self.board.threat_count(me, Threat::DoubleFlex3) > 0);
+        if (!flex4 && !four_three)
             || self.board.threat_count(op, Threat::Five) > 0
             || self.board.threat_count(op, Threat::Flex4) > 0
             || self.board.threat_count(op, Threat::Block4) > 0
@@ -242,20 +253,7 @@ impl<'a> Worker<'a> {
         {
             return None;
         }
-        // The opponent has neither a five nor a four to answer with. Our open four (or double four): our five
-        // lands two plies later whatever it does.
-        if self.board.threat_count(me, Threat::Flex4) > 0 {
-            return Some(win_in(ply + 3));
-        }
-        // Our four-three or double open three: the block (of the four, or of one three) leaves an open three that
-        // becomes an open four. Renju black's threes can hang on forbidden points, so not for it.
-        if !(self.board.rule() == Rule::Renju && me == Color::Black)
-            && (self.board.threat_count(me, Threat::Block4Flex3) > 0
-                || self.board.threat_count(me, Threat::DoubleFlex3) > 0)
-        {
-            return Some(win_in(ply + 5));
-        }
-        None
+        Some(win_in(ply + if flex4 { 3 } else { 5 }))
     }
 
     /// Node entry of the search and the quiescence: counts the node and polls the limits (`Some(0)` when the
