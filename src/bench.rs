@@ -329,7 +329,7 @@ fn read_win_set(path: &str) -> anyhow::Result<Vec<WinPosition>> {
 }
 
 /// What `bench wins` made of one position.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum WinOutcome {
     /// The search proved a win (its score is a win) after this many milliseconds.
     Proven(f64),
@@ -372,7 +372,7 @@ fn run_wins_bench(path: &str, turn_ms: i64) -> anyhow::Result<()> {
         let ms = start.elapsed().as_secs_f64() * 1000.0;
         let played = r.best.map_or("-".to_string(), |b| {
             let (x, y) = p.board.xy(b);
-            format!("{}{}", char::from(b'a' + x as u8), y + 1)
+            crate::manager::openings::move_name(x, y)
         });
         let outcome = match proof_ms {
             Some(t) if score_is_win(r.score) => WinOutcome::Proven(t),
