@@ -39,8 +39,8 @@ const MOVES_TO_GO_MIN: i64 = 12;
 const MATCH_HARD_DIVISOR: i64 = 5;
 /// Match time kept back for each later move the game may still ask of us (the board not yet full): an instant
 /// answer still costs the manager's clock a few milliseconds (up to 4 ms measured on a loaded 2-core machine),
-/// so a game that fills the board must not find its clock spent. Without it, 3 of 188 self-play games at 20 s a
-/// game ran 1-19 ms over the match time (inside the manager's tolerance, which a brain must not rely on).
+/// so a game that fills the board must not find its clock spent. Without it, in 200 self-play games at 20 s a game
+/// three sides ran 1-19 ms over the match time (inside the manager's tolerance, which a brain must not rely on).
 const LATER_MOVE_RESERVE_MS: i64 = 8;
 
 /// Under a match clock (time saved is worth something later): once this share (per mille) of the hard limit is
@@ -355,44 +355,42 @@ mod tests {
         assert!(ms(p.hard) <= 10_000 / MATCH_HARD_DIVISOR);
     }
 
+    /// Plays a board-filling game of `cells` cells at 5 s a turn and 20 s a game against the planner (each move
+    /// spends its whole hard limit, an instant one only the few milliseconds a manager still counts), with or
+    /// without telling it the later moves; returns the match time left after its last move, or at the first
+    /// move that found the clock spent.
+    fn clock_left_after_a_full_board(cells: usize, tell_later_moves: bool) -> i64 {
+        const ANSWER_COST_MS: i64 = 4;
+        let mut left = 20_000i64;
+        let mut ply = 0;
+        while ply < cells && left > 0 {
+            let later_moves = if tell_later_moves {
+                cells.saturating_sub(ply + 1) / 2
+            } else {
+                0
+            };
+            let c = Clock {
+                turn_ms: Some(5_000),
+                match_ms: Some(20_000),
+                time_left_ms: Some(left),
+                used_ms: 0,
+            };
+            let p = plan(&c, ply, later_moves);
+            left -= if p.instant { 0 } else { ms(p.hard) } + ANSWER_COST_MS;
+            ply += 2;
+        }
+        left
+    }
+
     #[test]
     fn a_game_that_fills_the_board_keeps_time_for_its_last_moves() {
-        // 20 s a game, 5 s a turn: a board-filling game's moves (each spending its whole hard limit, an instant
-        // one the few milliseconds a manager still counts) never overrun the match clock, on 15x15 and 20x20.
-        const ANSWER_COST_MS: i64 = 4;
-        for cells in [225usize, 400] {
-            let mut left = 20_000i64;
-            let mut ply = 0;
-            while ply < cells {
-                let later_moves = cells.saturating_sub(ply + 1) / 2;
-                let c = Clock {
-                    turn_ms: Some(5_000),
-                    match_ms: Some(20_000),
-                    time_left_ms: Some(left),
-                    used_ms: 0,
-                };
-                let p = plan(&c, ply, later_moves);
-                left -= if p.instant { 0 } else { ms(p.hard) } + ANSWER_COST_MS;
-                assert!(left > 0, "{cells} cells: clock spent at ply {ply}");
-                ply += 2;
-            }
-            // Without the reserve the same game runs out.
-            let mut left = 20_000i64;
-            let mut ply = 0;
-            while ply < cells && left > 0 {
-                let c = Clock {
-                    turn_ms: Some(5_000),
-                    match_ms: Some(20_000),
-                    time_left_ms: Some(left),
-                    used_ms: 0,
-                };
-                let p = plan(&c, ply, 0);
-                left -= if p.instant { 0 } else { ms(p.hard) } + ANSWER_COST_MS;
-                ply += 2;
-            }
+        for cells in [225, 400] {
+            let with = clock_left_after_a_full_board(cells, true);
+            assert!(with > 0, "{cells} cells: {with} ms left");
+            let without = clock_left_after_a_full_board(cells, false);
             assert!(
-                left <= 0,
-                "{cells} cells: {left} ms left without the reserve"
+                without <= 0,
+                "{cells} cells: {without} ms left without the reserve"
             );
         }
     }
