@@ -105,7 +105,12 @@ fn dur(ms: i64) -> Duration {
 /// How many more moves a game on `board` may ask of the side to move after its next one: every other cell of
 /// what stays empty.
 pub fn later_moves(board: &Board) -> usize {
-    (board.width() * board.height()).saturating_sub(board.move_count() + 1) / 2
+    later_moves_on(board.width() * board.height(), board.move_count())
+}
+
+/// `later_moves` on a board of `cells` cells holding `stones` stones.
+fn later_moves_on(cells: usize, stones: usize) -> usize {
+    cells.saturating_sub(stones + 1) / 2
 }
 
 /// Plans one move. `ply` is the number of stones on the board (games get decided, so later moves
@@ -365,7 +370,7 @@ mod tests {
         let mut ply = 0;
         while ply < cells && left > 0 {
             let later_moves = if tell_later_moves {
-                cells.saturating_sub(ply + 1) / 2
+                later_moves_on(cells, ply)
             } else {
                 0
             };
