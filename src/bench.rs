@@ -354,11 +354,7 @@ fn run_wins_bench(path: &str, turn_ms: i64) -> anyhow::Result<()> {
             turn_ms: Some(turn_ms),
             ..Default::default()
         };
-        let plan = crate::search::time::plan(
-            &clock,
-            p.board.move_count(),
-            crate::search::time::later_moves(&p.board),
-        );
+        let plan = crate::search::time::plan_for(&clock, &p.board);
         let limits = Limits {
             hard_deadline: Some(Instant::now() + plan.hard),
             ..Limits::default()

@@ -420,7 +420,7 @@ impl Engine {
             return Err("the board is full".into());
         }
         let b = b.clone();
-        let plan = time::plan(&self.options.clock, b.move_count(), time::later_moves(&b));
+        let plan = time::plan_for(&self.options.clock, &b);
         // "As fast as possible": the best immediate move, i.e. a one-ply search.
         let max_depth = if plan.instant {
             Some(1)

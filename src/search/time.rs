@@ -102,13 +102,14 @@ fn dur(ms: i64) -> Duration {
     Duration::from_millis(ms.max(0) as u64)
 }
 
-/// How many more moves a game on `board` may ask of the side to move after its next one: every other cell of
-/// what stays empty.
-pub fn later_moves(board: &Board) -> usize {
-    later_moves_on(board.width() * board.height(), board.move_count())
+/// Plans the next move on `board`: `plan` with its stone count and the later moves it may still ask of us.
+pub fn plan_for(clock: &Clock, board: &Board) -> Plan {
+    let later = later_moves_on(board.width() * board.height(), board.move_count());
+    plan(clock, board.move_count(), later)
 }
 
-/// `later_moves` on a board of `cells` cells holding `stones` stones.
+/// How many more moves a game on a board of `cells` cells holding `stones` stones may ask of the side to move
+/// after its next one: every other cell of what stays empty.
 fn later_moves_on(cells: usize, stones: usize) -> usize {
     cells.saturating_sub(stones + 1) / 2
 }
