@@ -17,6 +17,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 
 use crate::board::{Board, Rule};
+use crate::manager::openings::parse_pos_moves;
 use crate::search::params::{
     BENCH_DEPTH, BENCH_HASH_BYTES, WINS_HARD_MS, WINS_HASH_BYTES, WINS_TURN_MS,
 };
@@ -135,33 +136,6 @@ pub const POSITIONS: &[BenchPosition] = &[
     },
 ];
 
-/// Parses a move string (`h8i9j10`) into (x, y) pairs, 0-based.
-pub fn parse_moves(s: &str) -> anyhow::Result<Vec<(i64, i64)>> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if !c.is_ascii_lowercase() {
-            bail!("bad move string {s:?} at byte {i}: expected a letter");
-        }
-        let x = i64::from(c - b'a');
-        i += 1;
-        let start = i;
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            i += 1;
-        }
-        let y: i64 = s[start..i]
-            .parse()
-            .with_context(|| format!("bad row in move string {s:?}"))?;
-        if y < 1 {
-            bail!("bad row 0 in move string {s:?}");
-        }
-        out.push((x, y - 1));
-    }
-    Ok(out)
-}
-
 /// Builds the board of a benchmark position.
 pub fn position_board(p: &BenchPosition) -> anyhow::Result<Board> {
     board_from_moves(p.rule, p.width, p.height, p.moves)
@@ -171,7 +145,7 @@ pub fn position_board(p: &BenchPosition) -> anyhow::Result<Board> {
 fn board_from_moves(rule: Rule, width: usize, height: usize, moves: &str) -> anyhow::Result<Board> {
     let mut board = Board::new(width, height, rule)?;
     if moves != "-" {
-        for (x, y) in parse_moves(moves)? {
+        for (x, y) in parse_pos_moves(moves)? {
             board
                 .try_play(x, y)
                 .map_err(|e| anyhow::anyhow!("position {moves:?}: {e}"))?;
@@ -524,7 +498,7 @@ mod tests {
         let set = read_win_set(path).unwrap();
         assert_eq!(set.len(), 471);
         for p in &set {
-            let (x, y) = parse_moves(&p.reference_move).unwrap()[0];
+            let (x, y) = parse_pos_moves(&p.reference_move).unwrap()[0];
             let pos = p.board.pos(x, y).expect("on the board");
             assert!(p.board.is_empty(pos), "{}", p.reference_move);
             assert!(p.mate_plies >= 9);

@@ -261,7 +261,7 @@ fn black_never_plays_a_forbidden_point_in_renju() {
 /// A middle-game position for reproducibility tests.
 fn middle_game() -> Board {
     let mut board = Board::new(15, 15, Rule::Standard).unwrap();
-    for (x, y) in crate::bench::parse_moves("h8i9j10i8i7h9g10j8").unwrap() {
+    for (x, y) in crate::manager::openings::parse_pos_moves("h8i9j10i8i7h9g10j8").unwrap() {
         board.try_play(x, y).unwrap();
     }
     board
