@@ -767,6 +767,20 @@ fn sprt_stops_the_match_when_decided() {
         .parse()
         .unwrap();
     assert!(games < 200, "{json}");
+    // The verdict's own game count and LLR (a game already handed out when it came still finishes).
+    let field = |key: &str| -> f64 {
+        json.split(&format!("\"{key}\":"))
+            .nth(1)
+            .unwrap()
+            .split([',', '}'])
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let decided = field("decided_games");
+    assert!(decided > 0.0 && decided <= games as f64, "{json}");
+    assert!(field("decided_llr") >= field("upper"), "{json}");
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -411,6 +411,8 @@ struct MatchState {
     points2: Vec<(u64, u64)>,
     finished: u64,
     sprt_state: SprtState,
+    /// Games finished and the LLR when the SPRT reached a bound (games still in flight finish after it).
+    sprt_decided: Option<(u64, f64)>,
     /// Per engine: games it failed to start in, and whether it ever started.
     starts: Vec<(u64, bool)>,
 }
@@ -556,6 +558,7 @@ pub fn run_match(args: &[String]) -> anyhow::Result<()> {
         points2: vec![(0, 0); n],
         finished: 0,
         sprt_state: SprtState::Continue,
+        sprt_decided: None,
         starts: vec![(0, false); n],
     };
     let live = std::io::stderr().is_terminal();
@@ -602,6 +605,7 @@ pub fn run_match(args: &[String]) -> anyhow::Result<()> {
             if state.sprt_state == SprtState::Continue {
                 state.sprt_state = sprt.state(llr);
                 if state.sprt_state != SprtState::Continue {
+                    state.sprt_decided = Some((state.finished, llr));
                     stop.store(true, Ordering::Relaxed);
                 }
             }
@@ -800,12 +804,26 @@ fn summaries(
             SprtModel::Pentanomial => "pentanomial",
             SprtModel::Trinomial => "trinomial",
         };
+        // The games in flight when a bound was reached still finish and count, so the final LLR can lie back
+        // inside the bounds: say when the verdict was reached.
+        let decided = match state.sprt_decided {
+            Some((games, at)) if games < state.finished => format!(
+                " at game {games} (LLR {at:.2}; {} games in flight finished after it)",
+                state.finished - games
+            ),
+            _ => String::new(),
+        };
         h.push_str(&format!(
-            "SPRT: elo0 {} elo1 {} alpha {} beta {} ({model}): LLR {:.2} ({:.2}, {:.2}) -> {verdict}\n",
+            "SPRT: elo0 {} elo1 {} alpha {} beta {} ({model}): LLR {:.2} ({:.2}, {:.2}) -> {verdict}{decided}\n",
             sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, llr, lo, hi
         ));
+        let (decided_games, decided_llr) = state
+            .sprt_decided
+            .map_or(("null".to_string(), "null".to_string()), |(g, l)| {
+                (g.to_string(), json_num(l))
+            });
         sprt_json = format!(
-            "{{\"elo0\":{},\"elo1\":{},\"alpha\":{},\"beta\":{},\"model\":\"{model}\",\"llr\":{},\"lower\":{},\"upper\":{},\"result\":\"{verdict}\"}}",
+            "{{\"elo0\":{},\"elo1\":{},\"alpha\":{},\"beta\":{},\"model\":\"{model}\",\"llr\":{},\"lower\":{},\"upper\":{},\"result\":\"{verdict}\",\"decided_games\":{decided_games},\"decided_llr\":{decided_llr}}}",
             sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, json_num(llr), json_num(lo), json_num(hi)
         );
     }
