@@ -807,10 +807,11 @@ fn summaries(
         // The games in flight when a bound was reached still finish and count, so the final LLR can lie back
         // inside the bounds: say when the verdict was reached.
         let decided = match state.sprt_decided {
-            Some((games, at)) if games < state.finished => format!(
-                " at game {games} (LLR {at:.2}; {} games in flight finished after it)",
-                state.finished - games
-            ),
+            Some((games, at)) if games < state.finished => {
+                let late = state.finished - games;
+                let noun = if late == 1 { "game" } else { "games" };
+                format!(" at game {games} (LLR {at:.2}; {late} {noun} in flight finished after it)")
+            }
             _ => String::new(),
         };
         h.push_str(&format!(
