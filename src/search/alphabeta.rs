@@ -46,14 +46,6 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
     }
 }
 
-/// True if `b` lies on one of the four lines through `a` within four cells of it.
-#[inline]
-fn on_line_near(a: (usize, usize), b: (usize, usize)) -> bool {
-    let dx = a.0.abs_diff(b.0);
-    let dy = a.1.abs_diff(b.1);
-    (dx == 0 || dy == 0 || dx == dy) && dx.max(dy) <= QS_NEAR_CELLS
-}
-
 /// One root move with its last score.
 #[derive(Clone, Copy, Debug)]
 pub struct RootMove {
@@ -324,13 +316,26 @@ impl<'a> Worker<'a> {
         } else {
             None
         };
-        for p in self.board.candidates() {
+        let mut add = |p: Pos| {
             let t = self.board.threat(p, me);
-            if makes_four(t) && anchor.is_none_or(|a| on_line_near(a, self.board.xy(p))) {
+            if makes_four(t) {
                 fours.push(ScoredMove {
                     pos: p,
                     score: t as i32,
                 });
+            }
+        };
+        match anchor {
+            None => self.board.candidates().for_each(&mut add),
+            Some((x, y)) => {
+                let r = QS_NEAR_CELLS as i64;
+                for (dx, dy) in [(1, 0), (0, 1), (1, 1), (1, -1)] {
+                    for k in (-r..=r).filter(|&k| k != 0) {
+                        if let Some(p) = self.board.pos(x as i64 + k * dx, y as i64 + k * dy) {
+                            add(p);
+                        }
+                    }
+                }
             }
         }
         for i in 0..fours.len() {
@@ -390,16 +395,25 @@ impl<'a> Worker<'a> {
     /// The one cell where `c` makes five, or `None` if there are two or more (a double four: it cannot be
     /// stopped). Call only when `c` has a five point.
     fn single_five_point(&self, c: Color) -> Option<Pos> {
-        let mut found = None;
-        for p in self.board.candidates() {
-            if self.board.threat(p, c) == Threat::Five {
-                if found.is_some() {
-                    return None;
+        if self.board.threat_count(c, Threat::Five) != 1 {
+            return None;
+        }
+        // The five point is nearly always on a line through the last move (the four that made it), so look
+        // there before scanning the candidates.
+        if let Some(m) = self.board.last_move() {
+            let (x, y) = self.board.xy(m);
+            for (dx, dy) in [(1, 0), (0, 1), (1, 1), (1, -1)] {
+                for k in -4..=4 {
+                    let p = self.board.pos(x as i64 + k * dx, y as i64 + k * dy);
+                    if let Some(p) = p.filter(|&p| self.board.threat(p, c) == Threat::Five) {
+                        return Some(p);
+                    }
                 }
-                found = Some(p);
             }
         }
-        found
+        self.board
+            .candidates()
+            .find(|&p| self.board.threat(p, c) == Threat::Five)
     }
 
     /// True if `c` has a point that makes a four (or better).
