@@ -577,9 +577,9 @@ impl<'a> Worker<'a> {
                     !pv_node && !cut_node,
                 )
             } else {
-                // Late non-four moves are searched shallower first; a surprise is searched again at full depth.
+                // Late moves (fours too) are searched shallower first; a surprise is searched again at full depth.
                 let mut r = 0;
-                if kind != GenKind::BlockFive && !four && depth >= LMR_MIN_DEPTH {
+                if kind != GenKind::BlockFive && depth >= LMR_MIN_DEPTH {
                     let important = mine >= Threat::DoubleFlex2 || theirs >= Threat::Flex3;
                     let h = self.history[self.hist_index(me, mv)] as f32;
                     let rf = self.lmr_ln[depth as usize] * self.lmr_ln[i + 1]

@@ -57,8 +57,8 @@ pub const LMR_PV: f32 = 1.0;
 pub const LMR_NOT_IMPROVING: f32 = 1.0;
 /// Reduction adjustment (plies): more at expected cut nodes (zero window, not the first move's line).
 pub const LMR_CUT_NODE: f32 = 1.0;
-/// Reduction adjustment (plies): less for a move that makes an open three (or two open twos) or blocks the
-/// opponent's three or four point.
+/// Reduction adjustment (plies): less for a move that makes a four, an open three (or two open twos) or blocks
+/// the opponent's three or four point. Fours get reduced like any late move (exempting them cost 67 Elo).
 pub const LMR_IMPORTANT: f32 = 1.0;
 /// History counters worth one ply less (or more, when negative) reduction.
 pub const LMR_HISTORY_PER_PLY: f32 = 8192.0;
