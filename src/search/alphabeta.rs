@@ -745,6 +745,37 @@ mod tests {
         with_worker(board, |w| w.qsearch(-INF, INF, 0, QS_MAX_PLY))
     }
 
+    #[test]
+    fn the_single_five_point_is_found_away_from_the_last_stone_and_a_double_four_has_none() {
+        // Black's four (1..4, 1) has one five point, (0, 1) being white's; white's last stone is far away.
+        let board = position(
+            Rule::Freestyle,
+            &[(1, 1), (2, 1), (3, 1), (4, 1)],
+            &[(0, 1), (12, 12), (12, 10), (10, 12)],
+        );
+        assert_eq!(board.last_move(), board.pos(10, 12));
+        let five = with_worker(&board, |w| w.single_five_point(Color::Black));
+        assert_eq!(five, board.pos(5, 1));
+        // A second four (1, 2..5) gives black two five points: nothing single to block.
+        let board = position(
+            Rule::Freestyle,
+            &[(1, 1), (2, 1), (3, 1), (4, 1), (1, 3), (1, 4), (1, 5)],
+            &[
+                (0, 1),
+                (12, 12),
+                (12, 10),
+                (10, 12),
+                (8, 8),
+                (8, 10),
+                (1, 6),
+            ],
+        );
+        assert_eq!(
+            with_worker(&board, |w| w.single_five_point(Color::Black)),
+            None
+        );
+    }
+
     /// Black's four at (6,7) (five point (7,7)) also makes a vertical open three; after the block, the three
     /// becomes an open four.
     const ATTACK: [(i64, i64); 5] = [(3, 7), (4, 7), (5, 7), (6, 5), (6, 6)];
