@@ -14,6 +14,7 @@ use super::params::{
     MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, POLL_NODES, QS_MAX_PLY,
     QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
 };
+use super::threat::find_cell;
 use super::tt::{Bound, Tt};
 
 /// Score for the side to move when it makes five with its next stone at `ply` (the five lands on ply + 1).
@@ -398,22 +399,14 @@ impl<'a> Worker<'a> {
         if self.board.threat_count(c, Threat::Five) != 1 {
             return None;
         }
-        // The five point is nearly always on a line through the last move (the four that made it), so look
-        // there before scanning the candidates.
-        if let Some(m) = self.board.last_move() {
-            let (x, y) = self.board.xy(m);
-            for (dx, dy) in [(1, 0), (0, 1), (1, 1), (1, -1)] {
-                for k in -4..=4 {
-                    let p = self.board.pos(x as i64 + k * dx, y as i64 + k * dy);
-                    if let Some(p) = p.filter(|&p| self.board.threat(p, c) == Threat::Five) {
-                        return Some(p);
-                    }
-                }
-            }
-        }
-        self.board
-            .candidates()
-            .find(|&p| self.board.threat(p, c) == Threat::Five)
+        // Nearly always on a line through the last move (the four that made it): the threat solver's lookup.
+        find_cell(
+            &self.board,
+            c,
+            |t| t == Threat::Five,
+            self.board.last_move(),
+            4,
+        )
     }
 
     /// True if `c` has a point that makes a four (or better).

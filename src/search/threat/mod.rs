@@ -837,7 +837,7 @@ fn gen_attack(board: &Board, mode: Mode, att: Color, out: &mut Vec<u32>) {
 
 /// First empty cell where `c` has a threat class satisfying `pred`: looked for on the four lines through `hint`
 /// (within `reach`) first, then among all candidate cells.
-fn find_cell(
+pub(super) fn find_cell(
     board: &Board,
     c: Color,
     pred: impl Fn(Threat) -> bool,
