@@ -22,7 +22,7 @@ use alphabeta::{win_in, RootMove, Worker};
 use movepick::{allowed, generate, OrderInfo};
 use params::{
     ASPIRATION_DELTA, ASPIRATION_MIN_DEPTH, DEFAULT_HASH_BYTES, INF, MAX_DEPTH, MAX_PLY,
-    MIN_HASH_BYTES, ROOT_THREAT_NODES_PER_MS, ROOT_VCF_NODES, ROOT_VCT_NODES, WIN,
+    MIN_HASH_BYTES, ROOT_THREAT_NODES_PER_MS, ROOT_VCF_NODES, ROOT_VCT_NODES, WIN, WIN_BOUND,
 };
 use threat::{ThreatSolver, VcfOutcome};
 use tt::Tt;
@@ -85,7 +85,7 @@ pub struct SearchResult {
 
 /// True if `s` is a proven win for the side to move.
 pub fn score_is_win(s: i32) -> bool {
-    s >= WIN - MAX_PLY as i32
+    s >= WIN_BOUND
 }
 
 /// True if `s` is a proven loss for the side to move.
@@ -298,10 +298,15 @@ impl Searcher {
                     };
                     delta *= 2;
                 } else if s >= beta && beta < INF {
+                    // A proven win needs no exact distance: the move wins, and proving the shortest mate
+                    // costs many times more. Wider windows stop at the smallest win score for the same reason.
+                    if score_is_win(s) {
+                        break s;
+                    }
                     beta = if delta > 4 * ASPIRATION_DELTA {
-                        INF
+                        WIN_BOUND
                     } else {
-                        (beta + delta).min(INF)
+                        (beta + delta).min(WIN_BOUND)
                     };
                     delta *= 2;
                 } else {

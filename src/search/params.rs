@@ -7,6 +7,9 @@
 pub const WIN: i32 = 30_000;
 /// Deepest ply the search can reach (recursion bound and array sizes); mate scores need `WIN - MAX_PLY` > any eval.
 pub const MAX_PLY: usize = 128;
+/// Smallest score that is a proven win (a win in `MAX_PLY` plies); the aspiration windows of the root never
+/// ask for more than this, since the distance of a win does not change the move.
+pub const WIN_BOUND: i32 = WIN - MAX_PLY as i32;
 /// Largest static evaluation magnitude, kept far below the mate range so an eval is never taken for a win.
 pub const EVAL_LIMIT: i32 = 20_000;
 /// Score bound used as infinity (strictly above every reachable score).
