@@ -9,7 +9,7 @@ use crate::pattern::Threat;
 
 use super::movepick::{allowed, generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
 use super::params::{
-    EVAL_LIMIT, FAIL_HIGH_MARGIN, FUTILITY_DEPTH, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
+    EVAL_LIMIT, FAIL_HIGH_MARGIN, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
     LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
     MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, POLL_NODES, QS_MAX_PLY,
     QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
@@ -475,13 +475,12 @@ impl<'a> Worker<'a> {
         let static_eval = static_eval.unwrap_or_else(|| evaluate(&self.board));
         self.evals[ply] = static_eval;
         let improving = ply < 2 || static_eval > self.evals[ply - 2];
-        // 7. Futility: near the horizon, a quiet position whose static eval is far above beta is taken as a
-        //    cut, unless the opponent can make an open four or a double threat with its next stone.
+        // 7. Futility: a quiet position whose static eval is far above beta (the farther, the deeper) is taken
+        //    as a cut, unless the opponent can make an open four or a double threat with its next stone.
         if !pv_node
             && !forced
-            && depth <= FUTILITY_DEPTH
             && beta > -(WIN - MAX_PLY as i32)
-            && static_eval - FUTILITY_MARGIN * (depth - i32::from(improving)) >= beta
+            && static_eval - FUTILITY_MARGIN * (depth - 1 - i32::from(improving)).max(0) >= beta
             && static_eval < EVAL_LIMIT
             && self.board.threat_count(op, Threat::Flex4) == 0
             && self.board.threat_count(op, Threat::Block4Flex3) == 0

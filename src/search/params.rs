@@ -79,14 +79,13 @@ pub const MCP_NOT_IMPROVING: f32 = 0.67;
 /// searched once a move that does not lose outright was found.
 pub const TRIVIAL_PRUNE_DEPTH: i32 = 4;
 
-/// Futility pruning: at this remaining depth or less, a quiet non-PV node whose static eval beats beta by the
-/// margin below is cut without a search.
-pub const FUTILITY_DEPTH: i32 = 3;
-/// Futility pruning: eval units per ply of remaining depth (one ply less when improving).
-pub const FUTILITY_MARGIN: i32 = 150;
+/// Futility pruning, at any depth: a quiet non-PV node whose static eval beats beta by this many eval units per
+/// ply of remaining depth beyond the first (one ply fewer when improving) is cut without a search. About 0.31
+/// logit per ply (`EVAL_UNITS_PER_LOGIT`), Rapfi's size; 150 per ply up to depth 3 lost 27 Elo to it.
+pub const FUTILITY_MARGIN: i32 = 880;
 
 /// Fail-high reduction: eval units per ply of remaining depth by which a cut node's static eval must beat beta
-/// for its non-four moves to be searched a ply shallower (the futility margin's size, one depth further out).
+/// for its non-four moves to be searched a ply shallower.
 pub const FAIL_HIGH_MARGIN: i32 = 150;
 
 /// Razoring: at this remaining depth or less, a non-PV node whose static eval is below alpha by the margin
