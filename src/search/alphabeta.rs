@@ -229,16 +229,25 @@ impl<'a> Worker<'a> {
         if !self.flex4_is_win {
             return None;
         }
-        // Our open four (or double four): our five lands two plies later. Our four-three or double open three:
-        // the block (of the four, or of one three) leaves an open three that becomes an open four, five plies.
-        // Renju black's threes can hang on forbidden points, so not for it. Both only when the opponent has
-        // neither a five nor a four to answer with (our own counts first: they are rarely there).
-        let flex4 = self.board.threat_count(me, Threat::Flex4) > 0;
+        // The opponent's five points: two or more cannot all be blocked with one stone (caro's blocked-five
+        // rule could, hence not for caro), one must be blocked now.
+        match self.board.threat_count(op, Threat::Five) {
+            0 => {}
+            1 => return None,
+            _ => return Some(-win_in(ply + 2)),
+        }
+        // Our open four (or double four): whatever the opponent plays, one five point stays, and he has no five
+        // of his own: our five lands two plies later.
+        if self.board.threat_count(me, Threat::Flex4) > 0 {
+            return Some(win_in(ply + 3));
+        }
+        // Our four-three or double open three: the block (of the four, or of one three) leaves an open three
+        // that becomes an open four, five plies. Renju black's threes can hang on forbidden points, so not for
+        // it. Only when the opponent has no four to answer with.
         let four_three = !(self.board.rule() == Rule::Renju && me == Color::Black)
             && (self.board.threat_count(me, Threat::Block4Flex3) > 0
                 || self.board.threat_count(me, Threat::DoubleFlex3) > 0);
-        if (!flex4 && !four_three)
-            || self.board.threat_count(op, Threat::Five) > 0
+        if !four_three
             || self.board.threat_count(op, Threat::Flex4) > 0
             || self.board.threat_count(op, Threat::Block4) > 0
             || self.board.threat_count(op, Threat::Block4Plus) > 0
@@ -246,7 +255,7 @@ impl<'a> Worker<'a> {
         {
             return None;
         }
-        Some(win_in(ply + if flex4 { 3 } else { 5 }))
+        Some(win_in(ply + 5))
     }
 
     /// Node entry of the search and the quiescence: counts the node and polls the limits (`Some(0)` when the
@@ -800,6 +809,28 @@ mod tests {
         // White has an open three, so a four (an open one) to play in between: no static result.
         let white_three = [(2, 7), (10, 11), (11, 11), (12, 11), (0, 14)];
         let board = position(Rule::Freestyle, &ATTACK, &white_three);
+        assert_eq!(static_result(&board), None);
+    }
+
+    #[test]
+    fn an_open_four_point_wins_against_any_four_points_and_two_five_points_lose() {
+        // Black's open three (3..5, 7) gives it open-four points; white's open three gives white four points
+        // too, but no five point: black's open four wins all the same.
+        let black = [(3, 7), (4, 7), (5, 7), (0, 0)];
+        let white = [(10, 11), (11, 11), (12, 11), (14, 14)];
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju] {
+            let board = position(rule, &black, &white);
+            assert_eq!(static_result(&board), Some(win_in(3)), "{rule:?}");
+        }
+        // White's open four (9..12, 11) has two five points: black, with no five of its own, cannot block both.
+        let black = [(3, 7), (0, 0), (14, 0), (0, 14)];
+        let white = [(9, 11), (10, 11), (11, 11), (12, 11)];
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju] {
+            let board = position(rule, &black, &white);
+            assert_eq!(static_result(&board), Some(-win_in(2)), "{rule:?}");
+        }
+        // Caro's blocked-five rule can turn both: left to the search.
+        let board = position(Rule::Caro, &black, &white);
         assert_eq!(static_result(&board), None);
     }
 
