@@ -13,6 +13,7 @@ use super::params::{
     LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
     MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, POLL_NODES, QS_MAX_PLY,
     QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
+    WIN_BOUND,
 };
 use super::threat::find_cell;
 use super::tt::{Bound, Tt};
@@ -26,9 +27,9 @@ pub fn win_in(ply: usize) -> i32 {
 /// Converts a score relative to the root into one relative to the node at `ply` (for the table).
 #[inline]
 fn score_to_tt(s: i32, ply: usize) -> i32 {
-    if s >= WIN - MAX_PLY as i32 {
+    if s >= WIN_BOUND {
         s + ply as i32
-    } else if s <= -(WIN - MAX_PLY as i32) {
+    } else if s <= -WIN_BOUND {
         s - ply as i32
     } else {
         s
@@ -38,9 +39,9 @@ fn score_to_tt(s: i32, ply: usize) -> i32 {
 /// Inverse of `score_to_tt`.
 #[inline]
 fn score_from_tt(s: i32, ply: usize) -> i32 {
-    if s >= WIN - MAX_PLY as i32 {
+    if s >= WIN_BOUND {
         s - ply as i32
-    } else if s <= -(WIN - MAX_PLY as i32) {
+    } else if s <= -WIN_BOUND {
         s + ply as i32
     } else {
         s
@@ -488,7 +489,7 @@ impl<'a> Worker<'a> {
         //    as a cut, unless the opponent can make an open four or a double threat with its next stone.
         if !pv_node
             && !forced
-            && beta > -(WIN - MAX_PLY as i32)
+            && beta > -WIN_BOUND
             && static_eval - FUTILITY_MARGIN * (depth - 1 - i32::from(improving)).max(0) >= beta
             && static_eval < EVAL_LIMIT
             && self.board.threat_count(op, Threat::Flex4) == 0
@@ -502,7 +503,7 @@ impl<'a> Worker<'a> {
         if !pv_node
             && !forced
             && depth <= RAZOR_DEPTH
-            && alpha < WIN - MAX_PLY as i32
+            && alpha < WIN_BOUND
             && static_eval + RAZOR_MARGIN * depth < alpha
         {
             return self.quiesce(alpha, beta, ply);
@@ -557,7 +558,7 @@ impl<'a> Worker<'a> {
             // Pruning once a move that does not lose outright is found: quiet moves past a count that grows
             // with depth, and near the horizon moves with no pattern at all for either side.
             if quiet
-                && best > -(WIN - MAX_PLY as i32)
+                && best > -WIN_BOUND
                 && (i >= mcp_limit
                     || (depth < TRIVIAL_PRUNE_DEPTH
                         && mine == Threat::None
@@ -852,7 +853,7 @@ mod tests {
         let board = position(Rule::Freestyle, &black, &white);
         assert_eq!(board.side_to_move(), Color::Black);
         let s = quiescence(&board);
-        assert!(s < WIN - MAX_PLY as i32, "{s}");
+        assert!(s < WIN_BOUND, "{s}");
     }
 
     #[test]

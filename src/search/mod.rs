@@ -21,8 +21,8 @@ use crate::pattern::Threat;
 use alphabeta::{win_in, RootMove, Worker};
 use movepick::{allowed, generate, OrderInfo};
 use params::{
-    ASPIRATION_DELTA, ASPIRATION_MIN_DEPTH, DEFAULT_HASH_BYTES, INF, MAX_DEPTH, MAX_PLY,
-    MIN_HASH_BYTES, ROOT_THREAT_NODES_PER_MS, ROOT_VCF_NODES, ROOT_VCT_NODES, WIN, WIN_BOUND,
+    ASPIRATION_DELTA, ASPIRATION_MIN_DEPTH, DEFAULT_HASH_BYTES, INF, MAX_DEPTH, MIN_HASH_BYTES,
+    ROOT_THREAT_NODES_PER_MS, ROOT_VCF_NODES, ROOT_VCT_NODES, WIN, WIN_BOUND,
 };
 use threat::{ThreatSolver, VcfOutcome};
 use tt::Tt;
@@ -90,7 +90,7 @@ pub fn score_is_win(s: i32) -> bool {
 
 /// True if `s` is a proven loss for the side to move.
 pub fn score_is_loss(s: i32) -> bool {
-    s <= -(WIN - MAX_PLY as i32)
+    s <= -WIN_BOUND
 }
 
 /// Plies until the five of a proven win or loss score (`None` for ordinary scores).
