@@ -5,7 +5,7 @@
 
 /// Score of a won position before subtracting the distance: a win in `n` plies scores `WIN - n`.
 pub const WIN: i32 = 30_000;
-/// Deepest ply the search can reach (recursion bound and array sizes); mate scores need `WIN - MAX_PLY` > any eval.
+/// Deepest ply the search can reach (recursion bound and array sizes); mate scores need `WIN_BOUND` > any eval.
 pub const MAX_PLY: usize = 128;
 /// Smallest score that is a proven win (a win in `MAX_PLY` plies); the aspiration windows of the root never
 /// ask for more than this, since the distance of a win does not change the move.
