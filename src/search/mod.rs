@@ -291,10 +291,13 @@ impl Searcher {
                     break s;
                 }
                 if s <= alpha && alpha > -INF {
+                    // A fail low re-centres the window on the fail-soft score, and the upper bound comes down
+                    // halfway (a fail high widens from the fail-soft score too).
+                    beta = (alpha + beta) / 2;
                     alpha = if delta > 4 * ASPIRATION_DELTA {
                         -INF
                     } else {
-                        (alpha - delta).max(-INF)
+                        (s - delta).max(-INF)
                     };
                     delta *= 2;
                 } else if s >= beta && beta < INF {
@@ -306,7 +309,7 @@ impl Searcher {
                     beta = if delta > 4 * ASPIRATION_DELTA {
                         WIN_BOUND
                     } else {
-                        (beta + delta).min(WIN_BOUND)
+                        (s + delta).min(WIN_BOUND)
                     };
                     delta *= 2;
                 } else {
