@@ -263,14 +263,21 @@ struct WinPosition {
     board: Board,
     /// The reference engine's winning move, as written in the file.
     reference_move: String,
+    /// Other moves the reference engine proved winning (the defender mated after them), from `also=`.
+    also: Vec<String>,
     /// Milliseconds the reference took to first report the win.
     reference_ms: f64,
+    /// Milliseconds after which the reference, in a run of its own at the bench's turn, settled on the winning
+    /// move it played (`choice=`; absent when it played no known winning move in that run).
+    reference_choice_ms: Option<f64>,
     /// The reference's mate distance in plies.
     mate_plies: u32,
 }
 
-/// Parses a forced-win set: one position per line, `RULE SIZE MOVES MOVE MS PLIES [SOURCE]` (`MOVES` in the
-/// bench's move-string form, `-` for an empty board); blank lines and lines starting with `#` are skipped.
+/// Parses a forced-win set: one position per line, `RULE SIZE MOVES MOVE MS PLIES [SOURCE] [also=M,M…]
+/// [choice=MS]` (`MOVES` in the bench's move-string form, `-` for an empty board; `also=` lists other moves the
+/// reference proved winning, `choice=` when it settled on its winning move); blank lines and lines starting
+/// with `#` are skipped.
 fn read_win_set(path: &str) -> anyhow::Result<Vec<WinPosition>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
     let mut out = Vec::new();
@@ -286,10 +293,27 @@ fn read_win_set(path: &str) -> anyhow::Result<Vec<WinPosition>> {
             }
             let rule = Rule::from_gomocup(f[0].parse()?).context("unknown rule")?;
             let size: usize = f[1].parse()?;
+            let also: Vec<String> = f[6..]
+                .iter()
+                .filter_map(|x| x.strip_prefix("also="))
+                .flat_map(|x| x.split(','))
+                .map(str::to_string)
+                .collect();
+            for m in &also {
+                if parse_pos_moves(m).ok().map(|v| v.len()) != Some(1) {
+                    bail!("bad move {m:?} in also=");
+                }
+            }
+            let reference_choice_ms = match f[6..].iter().find_map(|x| x.strip_prefix("choice=")) {
+                Some(v) => Some(v.parse::<f64>().context("bad choice=")?),
+                None => None,
+            };
             Ok(WinPosition {
                 rule,
                 board: board_from_moves(rule, size, size, f[2])?,
                 reference_move: f[3].to_string(),
+                also,
+                reference_choice_ms,
                 reference_ms: f[4].parse()?,
                 mate_plies: f[5].parse()?,
             })
@@ -305,17 +329,26 @@ fn read_win_set(path: &str) -> anyhow::Result<Vec<WinPosition>> {
 /// What `bench wins` made of one position.
 #[derive(Clone, Copy)]
 enum WinOutcome {
-    /// The search proved a win (its score is a win) after this many milliseconds.
-    Proven(f64),
-    /// No proof, but the move played is the reference's winning move (e.g. the only move), after this many ms.
-    ReferenceMove(f64),
-    /// No proof and another move.
+    /// The search proved a win (its score is a win) after `proof_ms`; it chose the move at `found_ms`.
+    Proven {
+        /// Milliseconds to the first iteration that reported a win score.
+        proof_ms: f64,
+        /// Milliseconds to the first report of the final run of reports whose best move was the move played.
+        found_ms: f64,
+    },
+    /// No proof, but the move played is one the reference proved winning (its own or an `also=` move).
+    Winning {
+        /// As in `Proven`.
+        found_ms: f64,
+    },
+    /// No proof and a move not known to win.
     Missed,
 }
 
 /// `bench wins`: each position searched as one move of a `turn_ms` turn limit (the engine's own time plan; the
 /// search stops once it proves a win); prints per position what came of it, then per rule the share of
-/// winning moves played and the median time to the proof against the reference's on the same positions.
+/// winning moves played, the median time from which the search's choice was the winning move it played, and
+/// the median time to the proof, each against the reference's time to its proof on the same positions.
 fn run_wins_bench(path: &str, turn_ms: i64) -> anyhow::Result<()> {
     let set = read_win_set(path)?;
     let stop = AtomicBool::new(false);
@@ -335,27 +368,50 @@ fn run_wins_bench(path: &str, turn_ms: i64) -> anyhow::Result<()> {
         };
         let start = Instant::now();
         let mut proof_ms = None;
+        // (ms, best move) of every finished iteration (or threat-solver report), in order.
+        let mut reports = Vec::new();
         let r = searcher.search(&p.board, &limits, &stop, &mut |info| {
+            let ms = info.elapsed.as_secs_f64() * 1000.0;
+            reports.push((ms, info.best));
             if score_is_win(info.score) {
-                proof_ms.get_or_insert(info.elapsed.as_secs_f64() * 1000.0);
+                proof_ms.get_or_insert(ms);
                 Control::Stop
             } else {
                 Control::Continue
             }
         });
         let ms = start.elapsed().as_secs_f64() * 1000.0;
+        // The choice settled when the reports started naming the move finally played (a move that only a cut
+        // iteration chose settled at the end).
+        let found_ms = match reports.last() {
+            Some(&(_, b)) if Some(b) == r.best => reports
+                .iter()
+                .rev()
+                .take_while(|q| Some(q.1) == r.best)
+                .last()
+                .map_or(ms, |q| q.0),
+            _ => ms,
+        };
         let played = r.best.map_or("-".to_string(), |b| {
             let (x, y) = p.board.xy(b);
             crate::manager::openings::move_name(x, y)
         });
+        let known_win = played == p.reference_move || p.also.contains(&played);
         let outcome = match proof_ms {
-            Some(t) if score_is_win(r.score) => WinOutcome::Proven(t),
-            _ if played == p.reference_move => WinOutcome::ReferenceMove(ms),
+            Some(t) if score_is_win(r.score) => WinOutcome::Proven {
+                proof_ms: t,
+                found_ms,
+            },
+            _ if known_win => WinOutcome::Winning { found_ms },
             _ => WinOutcome::Missed,
         };
         let what = match outcome {
-            WinOutcome::Proven(t) => format!("proven    {t:7.1} ms"),
-            WinOutcome::ReferenceMove(t) => format!("reference {t:7.1} ms"),
+            WinOutcome::Proven { proof_ms, found_ms } => {
+                format!("proven    {proof_ms:7.1} ms, chosen at {found_ms:7.1} ms")
+            }
+            WinOutcome::Winning { found_ms } => {
+                format!("winning   {ms:7.1} ms, chosen at {found_ms:7.1} ms")
+            }
             WinOutcome::Missed => format!("MISSED    {ms:7.1} ms"),
         };
         println!(
@@ -394,23 +450,37 @@ fn run_wins_bench(path: &str, turn_ms: i64) -> anyhow::Result<()> {
         let proven: Vec<_> = sel
             .iter()
             .filter_map(|r| match r.1 {
-                WinOutcome::Proven(t) => Some((t, r.0.reference_ms)),
+                WinOutcome::Proven { proof_ms, .. } => Some((proof_ms, r.0.reference_ms)),
                 _ => None,
             })
             .collect();
-        let reference = sel
+        let found: Vec<_> = sel
             .iter()
-            .filter(|r| matches!(r.1, WinOutcome::ReferenceMove(_)))
-            .count();
-        let won = proven.len() + reference;
+            .filter_map(|r| match r.1 {
+                WinOutcome::Proven { found_ms, .. } | WinOutcome::Winning { found_ms } => {
+                    Some((found_ms, r.0.reference_choice_ms))
+                }
+                WinOutcome::Missed => None,
+            })
+            .collect();
+        let both: Vec<_> = found
+            .iter()
+            .filter_map(|&(ours, theirs)| Some((ours, theirs?)))
+            .collect();
         println!(
-            "{name}: winning move {won}/{} ({:.1}%): {} proven, {reference} the reference's move unproven; \
-             median time to the proof {:.1} ms, reference {:.1} ms on the same positions",
+            "{name}: winning move {}/{} ({:.1}%): {} proven, {} a move the reference proved winning; \
+             median time to the proof {:.1} ms, reference {:.1} ms on the same positions; median time to \
+             settle on the winning move {:.1} ms, reference {:.1} ms ({} positions where both did)",
+            found.len(),
             sel.len(),
-            100.0 * won as f64 / sel.len().max(1) as f64,
+            100.0 * found.len() as f64 / sel.len().max(1) as f64,
             proven.len(),
+            found.len() - proven.len(),
             median(proven.iter().map(|p| p.0).collect()),
             median(proven.iter().map(|p| p.1).collect()),
+            median(both.iter().map(|p| p.0).collect()),
+            median(both.iter().map(|p| p.1).collect()),
+            both.len(),
         );
     }
     Ok(())
@@ -502,6 +572,28 @@ mod tests {
             let pos = p.board.pos(x, y).expect("on the board");
             assert!(p.board.is_empty(pos), "{}", p.reference_move);
             assert!(p.mate_plies >= 9);
+            for m in &p.also {
+                let (x, y) = parse_pos_moves(m).unwrap()[0];
+                let q = p.board.pos(x, y).expect("on the board");
+                assert!(p.board.is_empty(q) && *m != p.reference_move, "{m}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_also_or_choice_field_is_an_error_with_its_line() {
+        for (n, bad) in ["also=h8,zz", "choice=soon"].iter().enumerate() {
+            let path =
+                std::env::temp_dir().join(format!("pentad-also-{}-{n}.txt", std::process::id()));
+            std::fs::write(
+                &path,
+                format!("0 15 h8 i9 3 9 x also=j9\n0 15 h8 i9 3 9 x {bad}\n"),
+            )
+            .unwrap();
+            let err = read_win_set(path.to_str().unwrap()).err().unwrap();
+            std::fs::remove_file(&path).unwrap();
+            let msg = format!("{err:#}");
+            assert!(msg.contains("line 2"), "{msg}");
         }
     }
 
