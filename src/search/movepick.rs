@@ -11,7 +11,9 @@
 use crate::board::{Board, Color, Pos, Rule};
 use crate::pattern::Threat;
 
-use super::params::{HISTORY_DIVISOR, ORDER_HASH_MOVE, ORDER_KILLER1, ORDER_KILLER2};
+use super::params::{
+    HISTORY_DIVISOR, HISTORY_DIVISOR_FREESTYLE, ORDER_HASH_MOVE, ORDER_KILLER1, ORDER_KILLER2,
+};
 
 /// A move with its ordering score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +67,11 @@ pub fn generate(board: &mut Board, info: &OrderInfo<'_>, out: &mut Vec<ScoredMov
     let op = me.opp();
     let renju_black = me == Color::Black && board.rule() == Rule::Renju;
     let ok = |p: Pos| !renju_black || !board.is_forbidden(p);
+    let history_divisor = if board.rule() == Rule::Freestyle {
+        HISTORY_DIVISOR_FREESTYLE
+    } else {
+        HISTORY_DIVISOR
+    };
     let order = |p: Pos| -> i32 {
         if info.tt_move == Some(p) {
             ORDER_HASH_MOVE
@@ -75,7 +82,7 @@ pub fn generate(board: &mut Board, info: &OrderInfo<'_>, out: &mut Vec<ScoredMov
         } else {
             board.cell_score(p, me)
                 + board.cell_score(p, op)
-                + info.history.get(usize::from(p)).copied().unwrap_or(0) / HISTORY_DIVISOR
+                + info.history.get(usize::from(p)).copied().unwrap_or(0) / history_divisor
         }
     };
     if board.threat_count(op, Threat::Five) > 0 {
