@@ -347,8 +347,8 @@ enum WinOutcome {
 
 /// `bench wins`: each position searched as one move of a `turn_ms` turn limit (the engine's own time plan; the
 /// search stops once it proves a win); prints per position what came of it, then per rule the share of
-/// winning moves played, the median time from which the search's choice was the winning move it played, and
-/// the median time to the proof, each against the reference's time to its proof on the same positions.
+/// winning moves played, the median time to the proof against the reference's (`MS`), and the median time from
+/// which the search's choice was the winning move it played against the reference's own (`choice=`).
 fn run_wins_bench(path: &str, turn_ms: i64) -> anyhow::Result<()> {
     let set = read_win_set(path)?;
     let stop = AtomicBool::new(false);
