@@ -107,7 +107,8 @@ pub const HISTORY_MAX: i32 = 1 << 14;
 /// freestyle).
 pub const HISTORY_DIVISOR: i32 = 16;
 /// The same in freestyle: at 16 the history hardly moved a quiet move past one with a better pattern score; 4 made
-/// it count (+26 Elo at 60 ms, session 16). Renju lost 31 Elo with 4, so the other rules keep 16.
+/// it count (+26 Elo at 60 ms, session 16; undecided at 200 ms). Renju lost 31 Elo with 4, so the other rules keep
+/// 16; neither 2 in freestyle nor 8 or 32 in renju did better (session 17).
 pub const HISTORY_DIVISOR_FREESTYLE: i32 = 4;
 
 /// `pbrain-pentad bench`: default fixed depth.
