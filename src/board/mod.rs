@@ -198,6 +198,8 @@ const EMPTY: u8 = 0;
 const WALL: u8 = 3;
 /// Default candidate range (Chebyshev distance to the nearest stone).
 pub const DEFAULT_CANDIDATE_RANGE: usize = 2;
+/// Most null moves (`Board::pass`) in force at once; the search's depth bounds its nesting far below this.
+pub const MAX_PASSES: usize = 32;
 /// Largest supported candidate range.
 pub const MAX_CANDIDATE_RANGE: usize = 5;
 /// Guard rows above and below the candidate rows: a move's 2 * range + 1 rows never need clipping, so the
@@ -578,6 +580,11 @@ pub struct Board {
     zhash: u64,
     winner: Option<Color>,
     range: usize,
+    /// Null moves in force (`pass`), innermost last: the stone counts at which they were made. The side to move
+    /// is flipped while no stone was placed since the innermost one.
+    pass_at: [u16; MAX_PASSES],
+    /// Number of entries of `pass_at` in use.
+    passes: usize,
 }
 
 impl Clone for Board {
@@ -611,6 +618,8 @@ impl Clone for Board {
             counts: self.counts,
             sums: self.sums,
             zhash: self.zhash,
+            passes: self.passes,
+            pass_at: self.pass_at,
             winner: self.winner,
             range: self.range,
         };
@@ -680,6 +689,8 @@ impl Board {
             counts: [[0; 16]; 2],
             sums: [0; 2],
             zhash: 0,
+            passes: 0,
+            pass_at: [0; MAX_PASSES],
             winner: None,
             range: DEFAULT_CANDIDATE_RANGE,
         };
@@ -803,10 +814,41 @@ impl Board {
     /// Opposite of the last stone's colour; Black on an empty board.
     #[inline]
     pub fn side_to_move(&self) -> Color {
-        match self.moves.last() {
+        let c = match self.moves.last() {
             Some(&p) if self.cells[p as usize] == 1 => Color::White,
             _ => Color::Black,
+        };
+        if self.passes > 0 && usize::from(self.pass_at[self.passes - 1]) == self.moves.len() {
+            c.opp()
+        } else {
+            c
         }
+    }
+
+    /// True if another `pass` fits (at most `MAX_PASSES` in force).
+    #[inline]
+    pub fn can_pass(&self) -> bool {
+        self.passes < MAX_PASSES
+    }
+
+    /// Null move of the search: the side to move passes (undo with `unpass` after undoing the stones placed
+    /// since). Call only when `can_pass`.
+    #[inline]
+    pub fn pass(&mut self) {
+        self.pass_at[self.passes] = self.moves.len() as u16;
+        self.passes += 1;
+    }
+
+    /// True if the side to move is flipped by a null move with no stone since.
+    #[inline]
+    pub fn just_passed(&self) -> bool {
+        self.passes > 0 && usize::from(self.pass_at[self.passes - 1]) == self.moves.len()
+    }
+
+    /// Undoes the last `pass`.
+    #[inline]
+    pub fn unpass(&mut self) {
+        self.passes -= 1;
     }
 
     /// Number of stones on the board.

@@ -730,3 +730,32 @@ fn stored_code_threat_tables() {
         }
     }
 }
+
+#[test]
+fn a_pass_flips_the_side_to_move_until_the_next_stone_and_unpass_restores_it() {
+    let mut b = Board::new(15, 15, Rule::Freestyle).unwrap();
+    b.try_play(7, 7).unwrap();
+    b.try_play(8, 8).unwrap();
+    let (side, hash) = (b.side_to_move(), b.hash());
+    assert_eq!(side, Color::Black);
+    b.pass();
+    assert!(b.just_passed());
+    assert_eq!(b.side_to_move(), Color::White);
+    assert_ne!(b.hash(), hash);
+    // White plays again after black's pass: then it is black's turn, as after any white stone.
+    let p = b.pos(9, 9).unwrap();
+    b.play(p);
+    assert_eq!(b.stone(p), Some(Color::White));
+    assert!(!b.just_passed());
+    assert_eq!(b.side_to_move(), Color::Black);
+    // A pass nested inside the first one.
+    b.pass();
+    assert_eq!(b.side_to_move(), Color::White);
+    b.unpass();
+    b.undo();
+    assert_eq!(b.side_to_move(), Color::White);
+    b.unpass();
+    assert_eq!((b.side_to_move(), b.hash()), (side, hash));
+    assert!(!b.just_passed() && b.can_pass());
+    b.check_invariants();
+}

@@ -11,9 +11,9 @@ use super::movepick::{allowed, generate, makes_four, pick, GenKind, OrderInfo, S
 use super::params::{
     EVAL_LIMIT, FAIL_HIGH_MARGIN, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
     LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
-    MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, POLL_NODES, QS_MAX_PLY,
-    QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
-    WIN_BOUND,
+    MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, NULL_MOVE_BASE_R,
+    NULL_MOVE_DEPTH_PER_R, NULL_MOVE_MIN_DEPTH, POLL_NODES, QS_MAX_PLY, QS_NEAR_CELLS, RAZOR_DEPTH,
+    RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN, WIN_BOUND,
 };
 use super::threat::find_cell;
 use super::tt::{Bound, Tt};
@@ -90,6 +90,8 @@ pub struct Worker<'a> {
     pv_len: Vec<usize>,
     /// Whether the rule makes a static open-four win safe (caro's blocked-five rule can turn one).
     flex4_is_win: bool,
+    /// Whether the null move is used (freestyle only: the rule where it gained; it lost in renju).
+    null_move: bool,
     /// Static evaluation of the node at each ply (for "improving").
     evals: Vec<i32>,
     /// `LMR_SCALE.sqrt() * ln(n)` for n up to the number of cells (reductions multiply two of them).
@@ -108,6 +110,7 @@ impl<'a> Worker<'a> {
         stride: usize,
     ) -> Worker<'a> {
         let flex4_is_win = matches!(board.rule(), Rule::Freestyle | Rule::Standard | Rule::Renju);
+        let board_rule = board.rule();
         let mut buffers = Vec::with_capacity(MAX_PLY + 1);
         let cells = board.width() * board.height();
         for _ in 0..=MAX_PLY {
@@ -129,6 +132,7 @@ impl<'a> Worker<'a> {
             pv: vec![0; (MAX_PLY + 1) * (MAX_PLY + 1)],
             pv_len: vec![0; MAX_PLY + 1],
             flex4_is_win,
+            null_move: board_rule == Rule::Freestyle,
             evals: vec![0; MAX_PLY + 1],
             lmr_ln: (0..=cells.max(MAX_PLY))
                 .map(|n| LMR_SCALE.sqrt() * (n.max(1) as f32).ln())
@@ -508,7 +512,34 @@ impl<'a> Worker<'a> {
         {
             return self.quiesce(alpha, beta, ply);
         }
-        // 9. Generate moves into this ply's buffer.
+        // 9. Null move (freestyle): a non-PV node whose static eval is at least beta, facing no double threat,
+        //    lets the opponent move twice at a much reduced depth; if we still stay above beta, it is a cut.
+        if self.null_move
+            && !pv_node
+            && !forced
+            && depth >= NULL_MOVE_MIN_DEPTH
+            && beta.abs() < WIN_BOUND
+            && static_eval < EVAL_LIMIT
+            && static_eval >= beta
+            && self.board.can_pass()
+            && !self.board.just_passed()
+            && self.board.threat_count(op, Threat::Flex4) == 0
+            && self.board.threat_count(op, Threat::Block4Flex3) == 0
+            && self.board.threat_count(op, Threat::DoubleFlex3) == 0
+        {
+            let r = NULL_MOVE_BASE_R + depth / NULL_MOVE_DEPTH_PER_R;
+            self.board.pass();
+            let s = -self.negamax(depth - 1 - r, -beta, -beta + 1, ply + 1, false, !cut_node);
+            self.board.unpass();
+            if self.aborted {
+                return 0;
+            }
+            if s >= beta {
+                // An unproven win: the pass is not a move, so only the bound is claimed.
+                return if s >= WIN_BOUND { beta } else { s };
+            }
+        }
+        // 10. Generate moves into this ply's buffer.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
         let hist_start = me.index() * self.stride;
         let kind = {
@@ -535,7 +566,7 @@ impl<'a> Worker<'a> {
         } else {
             depth - 1
         };
-        // 10. The move loop.
+        // 11. The move loop.
         let mut best = -INF;
         let mut best_move = None;
         let original_alpha = alpha;
@@ -625,7 +656,7 @@ impl<'a> Worker<'a> {
             i += 1;
         }
         self.buffers[ply] = moves;
-        // 11. Store the result.
+        // 12. Store the result.
         let bound = if best >= beta {
             Bound::Lower
         } else if best > original_alpha {

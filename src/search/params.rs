@@ -95,6 +95,16 @@ pub const RAZOR_DEPTH: i32 = 2;
 /// Razoring: eval units per ply of remaining depth.
 pub const RAZOR_MARGIN: i32 = 300;
 
+/// Null move (freestyle only: it gained there, about +8 Elo at 60 ms, and lost in renju; sessions 18 and 19): a
+/// non-PV node with at least this much remaining depth, whose static eval is at least beta, first passes. Rapfi
+/// passes from depth 10 with a large margin, which hardly ever fires here: futility and the fail-high reduction
+/// already take those nodes.
+pub const NULL_MOVE_MIN_DEPTH: i32 = 6;
+/// Null move: the pass is searched `NULL_MOVE_BASE_R + depth / NULL_MOVE_DEPTH_PER_R` plies shallower than a move.
+pub const NULL_MOVE_BASE_R: i32 = 3;
+/// Null move: remaining plies per extra ply of reduction.
+pub const NULL_MOVE_DEPTH_PER_R: i32 = 4;
+
 /// Move ordering: the hash move comes first.
 pub const ORDER_HASH_MOVE: i32 = 1 << 30;
 /// Move ordering: the first killer move.
