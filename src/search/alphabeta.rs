@@ -12,8 +12,9 @@ use super::params::{
     EVAL_LIMIT, FAIL_HIGH_MARGIN, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
     LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
     MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, NULL_MOVE_BASE_R,
-    NULL_MOVE_DEPTH_PER_R, NULL_MOVE_MIN_DEPTH, POLL_NODES, QS_MAX_PLY, QS_NEAR_CELLS, RAZOR_DEPTH,
-    RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN, WIN_BOUND,
+    NULL_MOVE_DEPTH_PER_R, NULL_MOVE_MAX_CELLS, NULL_MOVE_MIN_DEPTH, POLL_NODES, QS_MAX_PLY,
+    QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
+    WIN_BOUND,
 };
 use super::threat::find_cell;
 use super::tt::{Bound, Tt};
@@ -90,7 +91,8 @@ pub struct Worker<'a> {
     pv_len: Vec<usize>,
     /// Whether the rule makes a static open-four win safe (caro's blocked-five rule can turn one).
     flex4_is_win: bool,
-    /// Whether the null move is used (freestyle only: the rule where it gained; it lost in renju).
+    /// Whether the null move is used (freestyle boards up to 15x15 only: where it gained; it lost in renju and
+    /// on 20x20).
     null_move: bool,
     /// Static evaluation of the node at each ply (for "improving").
     evals: Vec<i32>,
@@ -132,7 +134,7 @@ impl<'a> Worker<'a> {
             pv: vec![0; (MAX_PLY + 1) * (MAX_PLY + 1)],
             pv_len: vec![0; MAX_PLY + 1],
             flex4_is_win,
-            null_move: board_rule == Rule::Freestyle,
+            null_move: board_rule == Rule::Freestyle && cells <= NULL_MOVE_MAX_CELLS,
             evals: vec![0; MAX_PLY + 1],
             lmr_ln: (0..=cells.max(MAX_PLY))
                 .map(|n| LMR_SCALE.sqrt() * (n.max(1) as f32).ln())
