@@ -811,14 +811,14 @@ impl Board {
         self.cells[p as usize] == EMPTY
     }
 
-    /// Opposite of the last stone's colour; Black on an empty board.
+    /// Opposite of the last stone's colour (Black on an empty board), flipped while a null move is in force.
     #[inline]
     pub fn side_to_move(&self) -> Color {
         let c = match self.moves.last() {
             Some(&p) if self.cells[p as usize] == 1 => Color::White,
             _ => Color::Black,
         };
-        if self.passes > 0 && usize::from(self.pass_at[self.passes - 1]) == self.moves.len() {
+        if self.just_passed() {
             c.opp()
         } else {
             c

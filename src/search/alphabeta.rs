@@ -112,9 +112,9 @@ impl<'a> Worker<'a> {
         stride: usize,
     ) -> Worker<'a> {
         let flex4_is_win = matches!(board.rule(), Rule::Freestyle | Rule::Standard | Rule::Renju);
-        let board_rule = board.rule();
         let mut buffers = Vec::with_capacity(MAX_PLY + 1);
         let cells = board.width() * board.height();
+        let null_move = board.rule() == Rule::Freestyle && cells <= NULL_MOVE_MAX_CELLS;
         for _ in 0..=MAX_PLY {
             buffers.push(Vec::with_capacity(cells));
         }
@@ -134,7 +134,7 @@ impl<'a> Worker<'a> {
             pv: vec![0; (MAX_PLY + 1) * (MAX_PLY + 1)],
             pv_len: vec![0; MAX_PLY + 1],
             flex4_is_win,
-            null_move: board_rule == Rule::Freestyle && cells <= NULL_MOVE_MAX_CELLS,
+            null_move,
             evals: vec![0; MAX_PLY + 1],
             lmr_ln: (0..=cells.max(MAX_PLY))
                 .map(|n| LMR_SCALE.sqrt() * (n.max(1) as f32).ln())
