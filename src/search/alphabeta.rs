@@ -92,7 +92,7 @@ pub struct Worker<'a> {
     /// Whether the rule makes a static open-four win safe (caro's blocked-five rule can turn one).
     flex4_is_win: bool,
     /// Whether the null move is used (freestyle boards up to 15x15 only: where it gained; it lost in renju and
-    /// on 20x20).
+    /// on 20x20, and did not gain in standard).
     null_move: bool,
     /// Static evaluation of the node at each ply (for "improving").
     evals: Vec<i32>,
