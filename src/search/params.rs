@@ -97,10 +97,10 @@ pub const RAZOR_DEPTH: i32 = 2;
 pub const RAZOR_MARGIN: i32 = 300;
 
 /// Null move (freestyle only: it gained there, +9.4 Elo over 11000 games at 60 ms, lost in renju and did not
-/// gain in standard; sessions 18 to 20): a non-PV node with at least this much remaining depth, whose static eval is at
-/// least beta, first passes. Rapfi passes from depth 10 with a large margin, which hardly ever fires here:
-/// futility and the fail-high reduction already take those nodes. From depth 4 it did not gain (+4.5 Elo over
-/// 5317 games at 60 ms, session 20).
+/// gain in standard; sessions 18 to 20): a non-PV node with at least this much remaining depth, whose static
+/// eval is at least beta, first passes. Rapfi passes from depth 10 with a large margin, which hardly ever fires
+/// here: futility and the fail-high reduction already take those nodes. From depth 4 it did not gain (+4.5 Elo
+/// over 5317 games at 60 ms, session 20).
 pub const NULL_MOVE_MIN_DEPTH: i32 = 6;
 /// Null move: only on boards of at most this many cells (15x15). On freestyle 20x20 it lost at 60 ms
 /// (577-623-0, -13.3 +- 19.7, 1200 games, session 19) where it had gained on 15x15.
