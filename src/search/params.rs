@@ -45,7 +45,7 @@ pub const ROOT_THREAT_NODES_PER_MS: u64 = 40;
 /// First iteration that uses an aspiration window (shallower ones are cheap and scores jump around).
 pub const ASPIRATION_MIN_DEPTH: i32 = 5;
 /// Half-width of the first aspiration window, in eval units: about 0.07 logit (`EVAL_UNITS_PER_LOGIT`), near
-/// Rapfi's size; 60 (0.02 logit) re-searched too often and lost 40 Elo to it.
+/// Rapfi's size; 60 (0.02 logit) re-searched too often and lost 40 Elo to it, 300 lost 24 (session 22).
 pub const ASPIRATION_DELTA: i32 = 200;
 
 /// Late-move reductions: a move's reduction is `LMR_SCALE * ln(depth) * ln(move number)` plies before the
