@@ -11,7 +11,7 @@ use super::movepick::{allowed, generate, makes_four, pick, GenKind, OrderInfo, S
 use super::params::{
     EVAL_LIMIT, FAIL_HIGH_MARGIN, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
     LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
-    MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, NULL_MOVE_BASE_R,
+    MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, NULL_MOVE, NULL_MOVE_BASE_R,
     NULL_MOVE_DEPTH_PER_R, NULL_MOVE_MAX_CELLS, NULL_MOVE_MIN_DEPTH, POLL_NODES, QS_MAX_PLY,
     QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
     WIN_BOUND,
@@ -91,8 +91,8 @@ pub struct Worker<'a> {
     pv_len: Vec<usize>,
     /// Whether the rule makes a static open-four win safe (caro's blocked-five rule can turn one).
     flex4_is_win: bool,
-    /// Whether the null move is used (freestyle boards up to 15x15 only: where it gained; it lost in renju and
-    /// on 20x20, and did not gain in standard).
+    /// Whether the null move is used: never while `NULL_MOVE` is off; when on, on freestyle boards up to 15x15
+    /// only (it lost in renju and on 20x20 and did not gain in standard).
     null_move: bool,
     /// Static evaluation of the node at each ply (for "improving").
     evals: Vec<i32>,
@@ -114,7 +114,8 @@ impl<'a> Worker<'a> {
         let flex4_is_win = matches!(board.rule(), Rule::Freestyle | Rule::Standard | Rule::Renju);
         let mut buffers = Vec::with_capacity(MAX_PLY + 1);
         let cells = board.width() * board.height();
-        let null_move = board.rule() == Rule::Freestyle && cells <= NULL_MOVE_MAX_CELLS;
+        let null_move =
+            NULL_MOVE && board.rule() == Rule::Freestyle && cells <= NULL_MOVE_MAX_CELLS;
         for _ in 0..=MAX_PLY {
             buffers.push(Vec::with_capacity(cells));
         }

@@ -96,8 +96,12 @@ pub const RAZOR_DEPTH: i32 = 2;
 /// Razoring: eval units per ply of remaining depth.
 pub const RAZOR_MARGIN: i32 = 300;
 
-/// Null move (freestyle only: it gained there, +9.4 Elo over 11000 games at 60 ms, lost in renju and did not
-/// gain in standard; sessions 18 to 20): a non-PV node with at least this much remaining depth, whose static
+/// Null move: off. In self-play it gained in freestyle 15x15 (+9.4 Elo over 11000 games at 60 ms, sessions 18 to
+/// 20; it lost in renju and did not gain in standard), but against Rapfi it lost: 500 paired games each (session
+/// 23, freestyle 15x15, the same openings), the build with it scored 25.0 % and the build without it 32.5 %
+/// (z = -3.2). The code stays behind this switch, with the conditions below, for variants to come.
+pub const NULL_MOVE: bool = false;
+/// Null move (when on, freestyle only): a non-PV node with at least this much remaining depth, whose static
 /// eval is at least beta, first passes. Rapfi passes from depth 10 with a large margin, which hardly ever fires
 /// here: futility and the fail-high reduction already take those nodes. From depth 4 it did not gain (+4.5 Elo
 /// over 5317 games at 60 ms, session 20).
