@@ -97,8 +97,8 @@ pub const RAZOR_DEPTH: i32 = 2;
 pub const RAZOR_MARGIN: i32 = 300;
 
 /// Null move: off. In self-play it gained in freestyle 15x15 (+9.4 Elo over 11000 games at 60 ms, sessions 18 to
-/// 20; it lost in renju and did not gain in standard), but against Rapfi it lost: 500 paired games each (session
-/// 23, freestyle 15x15, the same openings), the build with it scored 25.0 % and the build without it 32.5 %
+/// 20; it lost in renju and did not gain in standard), but against Rapfi it lost: 500 games per build (session
+/// 23, freestyle 15x15, on the same openings), the build with it scored 25.0 % and the build without it 32.5 %
 /// (z = -3.2). The code stays behind this switch, with the conditions below, for variants to come.
 pub const NULL_MOVE: bool = false;
 /// Null move (when on, freestyle only): a non-PV node with at least this much remaining depth, whose static
