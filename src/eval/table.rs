@@ -320,7 +320,21 @@ static TABLES: [LazyLock<EvalTable>; 4] = [
 
 /// See `TABLES`: a table that does not load (impossible once `check_tables` passed) falls back to hand weights.
 fn load(rule: Rule) -> EvalTable {
-    EvalTable::new(&rule_weights(rule).unwrap_or_else(|_| super::weights::hand_weights()))
+    let mut w = rule_weights(rule).unwrap_or_else(|_| super::weights::hand_weights());
+    add_quiet_values(&mut w, &super::weights::QUIET_LEVEL_VALUE[table_slot(rule)]);
+    EvalTable::new(&w)
+}
+
+/// Adds `quiet[level]` per direction to both lanes of every combination's value, for both colours (see
+/// `weights::QUIET_LEVEL_VALUE`).
+fn add_quiet_values(w: &mut Weights, quiet: &[i32; LEVELS]) {
+    for k in 0..COMBO_COUNT {
+        let q: i32 = combo_levels(k).iter().map(|&l| quiet[usize::from(l)]).sum();
+        for v in 0..2 {
+            w.own[v][k] += q;
+            w.opp[v][k] += q;
+        }
+    }
 }
 
 /// The evaluation tables of `rule`.
@@ -346,6 +360,29 @@ mod tests {
             assert_eq!(combo_levels(k), l, "compact index {ci:#x}");
         }
         assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn quiet_values_add_per_direction_level_to_both_lanes() {
+        let quiet = [0, 1, 10, 100, 1000, 0, 0, 0];
+        let mut w = Weights::zero();
+        add_quiet_values(&mut w, &quiet);
+        let flex2_flex2_flex3 = COMBO_BY_LEVELS[2 | 2 << 3 | 4 << 6] as usize;
+        let block3_flex1 = COMBO_BY_LEVELS[3 | 1 << 3] as usize;
+        for v in 0..2 {
+            assert_eq!(w.own[v][flex2_flex2_flex3], 1020);
+            assert_eq!(w.opp[v][flex2_flex2_flex3], 1020);
+            assert_eq!(w.own[v][block3_flex1], 101);
+            assert_eq!(w.own[v][0], 0, "the all-dead combination");
+        }
+        // What play reads: the freestyle table's file values plus its quiet values.
+        let file = rule_weights(Rule::Freestyle).expect("loads");
+        let played = table(Rule::Freestyle);
+        let ci = 2 | 2 << 4 | 4 << 8;
+        assert_eq!(combo_of_compact(ci), flex2_flex2_flex3);
+        let q = super::super::weights::QUIET_LEVEL_VALUE[0];
+        let expected_own = file.own[0][flex2_flex2_flex3] + 2 * q[2] + q[4];
+        assert_eq!(played.cell[0][ci] as i32, expected_own);
     }
 
     #[test]
