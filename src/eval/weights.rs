@@ -84,8 +84,8 @@ pub fn hand_evaluate(board: &Board) -> i32 {
 /// level (Dead/Block1, Flex1/Block2, Flex2, Block3, Flex3, Block4, Flex4, Five), per table (freestyle,
 /// standard, renju, caro). The learned tables value quiet shape far below Rapfi's classical one (an open two
 /// 0.002-0.009 logit against about 0.024). In self-play (session 34) they gained +30 Elo in freestyle, +58 in
-/// standard and +88 in caro, nothing in renju; in freestyle +0.076 per game pair against Rapfi, twice them lost
-/// there.
+/// standard and +88 in caro, nothing in renju; in freestyle +0.076 per game pair against Rapfi, where twice
+/// these values lost.
 pub const QUIET_LEVEL_VALUE: [[i32; LEVELS]; 4] = [
     [0, 10, 40, 10, 60, 0, 0, 0],
     [0, 10, 40, 10, 60, 0, 0, 0],
