@@ -322,7 +322,18 @@ static TABLES: [LazyLock<EvalTable>; 4] = [
 fn load(rule: Rule) -> EvalTable {
     let mut w = rule_weights(rule).unwrap_or_else(|_| super::weights::hand_weights());
     add_quiet_values(&mut w, &super::weights::QUIET_LEVEL_VALUE[table_slot(rule)]);
+    add_tempo(&mut w, super::weights::TEMPO[table_slot(rule)]);
     EvalTable::new(&w)
+}
+
+/// Adds `tempo` to every threat-mask value, for both colours (see `weights::TEMPO`): the mask is read once per
+/// evaluation, always from the side to move's view.
+fn add_tempo(w: &mut Weights, tempo: i32) {
+    for mask in &mut w.mask {
+        for m in mask.iter_mut() {
+            *m += tempo;
+        }
+    }
 }
 
 /// Adds `quiet[level]` per direction to both lanes of every combination's value, for both colours (see
@@ -383,6 +394,30 @@ mod tests {
         let q = super::super::weights::QUIET_LEVEL_VALUE[0];
         let expected_own = file.own[0][flex2_flex2_flex3] + 2 * q[2] + q[4];
         assert_eq!(played.cell[0][ci] as i32, expected_own);
+    }
+
+    #[test]
+    fn tempo_adds_to_every_mask_value_of_play() {
+        let file = rule_weights(Rule::Freestyle).expect("loads");
+        let played = table(Rule::Freestyle);
+        let tempo = super::super::weights::TEMPO[0];
+        for c in 0..2 {
+            for m in [0, 1, 0x10, 0x400, MASK_COUNT - 1] {
+                assert_eq!(
+                    played.mask[c][m],
+                    file.mask[c][m] + tempo,
+                    "colour {c} mask {m:#x}"
+                );
+            }
+        }
+        let mut w = Weights::zero();
+        add_tempo(&mut w, -7);
+        assert!(w.mask.iter().all(|m| m.iter().all(|&v| v == -7)));
+        assert!(w
+            .own
+            .iter()
+            .chain(&w.opp)
+            .all(|l| l.iter().all(|&v| v == 0)));
     }
 
     #[test]
