@@ -97,6 +97,7 @@ pub const QUIET_LEVEL_VALUE: [[i32; LEVELS]; 4] = [
 /// as the table is expanded for play. The learned tables already give the side to move more for its own cells; the
 /// search wants a little more still: in freestyle +150 (0.05 logit) gained +28.6 +- 18.6 Elo in self-play at 100 ms
 /// (1181 games, SPRT H1, session 36), +42.6 +- 24.1 on 20x20 (811 games, H1, session 37), and held level against
-/// Rapfi at 60 ms; -150 and +300 did not gain. Renju (+9.2 +- 14.8, 2000 games) and caro (+5.0 +- 15.2, 1680 games)
-/// and standard (-9.1 +- 31.2, 420 games) were not shown to gain: they keep 0.
+/// Rapfi at 60 ms; -150 and +300 (on 15x15 and on 20x20) did not gain. Renju (+5.9 +- 10.9 over two runs, 3680
+/// games, sessions 37-38) and caro (+5.0 +- 15.2, 1680 games) were not shown to gain, and standard scored below
+/// (-18.4 +- 19.5 over two runs, 1080 games): they keep 0.
 pub const TEMPO: [i32; 4] = [150, 0, 0, 0];
