@@ -326,12 +326,12 @@ fn load(rule: Rule) -> EvalTable {
     EvalTable::new(&w)
 }
 
-/// Adds `tempo` to every threat-mask value, for both colours (see `weights::TEMPO`): the mask is read once per
-/// evaluation, always from the side to move's view.
-fn add_tempo(w: &mut Weights, tempo: i32) {
-    for mask in &mut w.mask {
+/// Adds `tempo[c]` to every threat-mask value of colour `c` to move (see `weights::TEMPO`): the mask is read once
+/// per evaluation, always from the side to move's view.
+fn add_tempo(w: &mut Weights, tempo: [i32; 2]) {
+    for (mask, t) in w.mask.iter_mut().zip(tempo) {
         for m in mask.iter_mut() {
-            *m += tempo;
+            *m += t;
         }
     }
 }
@@ -398,21 +398,24 @@ mod tests {
 
     #[test]
     fn tempo_adds_to_every_mask_value_of_play() {
-        let file = rule_weights(Rule::Freestyle).expect("loads");
-        let played = table(Rule::Freestyle);
-        let tempo = super::super::weights::TEMPO[0];
-        for c in 0..2 {
-            for m in [0, 1, 0x10, 0x400, MASK_COUNT - 1] {
-                assert_eq!(
-                    played.mask[c][m],
-                    file.mask[c][m] + tempo,
-                    "colour {c} mask {m:#x}"
-                );
+        for rule in [Rule::Freestyle, Rule::Renju] {
+            let file = rule_weights(rule).expect("loads");
+            let played = table(rule);
+            let tempo = super::super::weights::TEMPO[table_slot(rule)];
+            for c in 0..2 {
+                for m in [0, 1, 0x10, 0x400, MASK_COUNT - 1] {
+                    assert_eq!(
+                        played.mask[c][m],
+                        file.mask[c][m] + tempo[c],
+                        "{rule:?} colour {c} mask {m:#x}"
+                    );
+                }
             }
         }
         let mut w = Weights::zero();
-        add_tempo(&mut w, -7);
-        assert!(w.mask.iter().all(|m| m.iter().all(|&v| v == -7)));
+        add_tempo(&mut w, [-7, 3]);
+        assert!(w.mask[0].iter().all(|&v| v == -7));
+        assert!(w.mask[1].iter().all(|&v| v == 3));
         assert!(w
             .own
             .iter()
