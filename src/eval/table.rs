@@ -402,11 +402,11 @@ mod tests {
             let file = rule_weights(rule).expect("loads");
             let played = table(rule);
             let tempo = super::super::weights::TEMPO[table_slot(rule)];
-            for c in 0..2 {
+            for (c, &t) in tempo.iter().enumerate() {
                 for m in [0, 1, 0x10, 0x400, MASK_COUNT - 1] {
                     assert_eq!(
                         played.mask[c][m],
-                        file.mask[c][m] + tempo[c],
+                        file.mask[c][m] + t,
                         "{rule:?} colour {c} mask {m:#x}"
                     );
                 }
