@@ -97,8 +97,9 @@ pub const QUIET_LEVEL_VALUE: [[i32; LEVELS]; 4] = [
 /// white), added to every threat-mask value as the table is expanded for play. The learned tables already give the
 /// side to move more for its own cells; the search wants a little more still: in freestyle +150 (0.05 logit) gained
 /// +28.6 +- 18.6 Elo in self-play at 100 ms (1181 games, SPRT H1, session 36), +42.6 +- 24.1 on 20x20 (811 games,
-/// H1, session 37), and held level against Rapfi at 60 ms; -150 and +300 (on 15x15 and on 20x20) did not gain. In
-/// renju, black to move only: +150 for both colours was not shown to gain (+5.9 +- 10.9 over 3680 games, sessions
-/// 37-38), for black alone it did (+29.2 +- 22.2, 895 games, SPRT H1, session 39). Caro (+5.0 +- 15.2, 1680 games)
-/// was not shown to gain, and standard scored below (-18.4 +- 19.5 over 1080 games): they keep 0.
+/// H1, session 37), and held level against Rapfi at 60 ms; -150, +300 (on 15x15 and on 20x20) and black to move
+/// only (-8.7 +- 18.1, 1240 games, session 39) did not gain. In renju, black to move only: +150 for both colours
+/// was not shown to gain (+5.9 +- 10.9 over 3680 games, sessions 37-38), for black alone it did (+29.2 +- 22.2, 895
+/// games, SPRT H1, session 39). Caro (+5.0 +- 15.2, 1680 games) was not shown to gain, and standard scored below
+/// (-18.4 +- 19.5 over 1080 games): they keep 0.
 pub const TEMPO: [[i32; 2]; 4] = [[150, 150], [0, 0], [150, 0], [0, 0]];
