@@ -100,6 +100,7 @@ pub const QUIET_LEVEL_VALUE: [[i32; LEVELS]; 4] = [
 /// H1, session 37), and held level against Rapfi at 60 ms; -150, +300 (on 15x15 and on 20x20) and black to move
 /// only (-8.7 +- 18.1, 1240 games, session 39) did not gain. In renju, black to move only: +150 for both colours
 /// was not shown to gain (+5.9 +- 10.9 over 3680 games, sessions 37-38), for black alone it did (+29.2 +- 22.2, 895
-/// games, SPRT H1, session 39). Caro (+5.0 +- 15.2, 1680 games) was not shown to gain, and standard scored below
-/// (-18.4 +- 19.5 over 1080 games): they keep 0.
+/// games, SPRT H1, session 39); 300 for black was no better (+2.1 +- 21.1, 1000 games, session 40). Caro
+/// (+5.0 +- 15.2, 1680 games) was not shown to gain, and standard scored below (-18.4 +- 19.5 over 1080 games;
+/// black to move only -1.6 +- 24.8, 660 games, session 40): they keep 0.
 pub const TEMPO: [[i32; 2]; 4] = [[150, 150], [0, 0], [150, 0], [0, 0]];
