@@ -9,12 +9,12 @@ use crate::pattern::Threat;
 
 use super::movepick::{allowed, generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
 use super::params::{
-    EVAL_LIMIT, FAIL_HIGH_MARGIN, FUTILITY_MARGIN, HISTORY_MAX, INF, LMR_CUT_NODE,
-    LMR_HISTORY_PER_PLY, LMR_IMPORTANT, LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE,
-    MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING, MCP_POWER, MCP_SCALE, NULL_MOVE, NULL_MOVE_BASE_R,
-    NULL_MOVE_DEPTH_PER_R, NULL_MOVE_MAX_CELLS, NULL_MOVE_MIN_DEPTH, POLL_NODES, QS_MAX_PLY,
-    QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN,
-    WIN_BOUND,
+    DISTANT_DEFENCE_CELLS, EVAL_LIMIT, FAIL_HIGH_MARGIN, FUTILITY_MARGIN, HISTORY_MAX, INF,
+    LMR_CUT_NODE, LMR_DISTANT_FROM_OPP, LMR_DISTANT_FROM_OWN, LMR_HISTORY_PER_PLY, LMR_IMPORTANT,
+    LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE, MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING,
+    MCP_POWER, MCP_SCALE, NULL_MOVE, NULL_MOVE_BASE_R, NULL_MOVE_DEPTH_PER_R, NULL_MOVE_MAX_CELLS,
+    NULL_MOVE_MIN_DEPTH, POLL_NODES, QS_MAX_PLY, QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN,
+    ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN, WIN_BOUND,
 };
 use super::threat::find_cell;
 use super::tt::{Bound, Tt};
@@ -94,6 +94,8 @@ pub struct Worker<'a> {
     /// Whether the null move is used: never while `NULL_MOVE` is off; when on, on freestyle boards up to 15x15
     /// only (it lost in renju and on 20x20 and did not gain in standard).
     null_move: bool,
+    /// Whether distant moves facing an open three are reduced and pruned (freestyle only: measured there).
+    distant_defence: bool,
     /// Static evaluation of the node at each ply (for "improving").
     evals: Vec<i32>,
     /// `LMR_SCALE.sqrt() * ln(n)` for n up to the number of cells (reductions multiply two of them).
@@ -111,7 +113,8 @@ impl<'a> Worker<'a> {
         history: Vec<i32>,
         stride: usize,
     ) -> Worker<'a> {
-        let flex4_is_win = matches!(board.rule(), Rule::Freestyle | Rule::Standard | Rule::Renju);
+        let board_rule = board.rule();
+        let flex4_is_win = matches!(board_rule, Rule::Freestyle | Rule::Standard | Rule::Renju);
         let mut buffers = Vec::with_capacity(MAX_PLY + 1);
         let cells = board.width() * board.height();
         let null_move =
@@ -136,6 +139,7 @@ impl<'a> Worker<'a> {
             pv_len: vec![0; MAX_PLY + 1],
             flex4_is_win,
             null_move,
+            distant_defence: board_rule == Rule::Freestyle,
             evals: vec![0; MAX_PLY + 1],
             lmr_ln: (0..=cells.max(MAX_PLY))
                 .map(|n| LMR_SCALE.sqrt() * (n.max(1) as f32).ln())
@@ -426,6 +430,22 @@ impl<'a> Worker<'a> {
         )
     }
 
+    /// The last stone of the side not to move and the one before it (the side to move's), if played.
+    fn last_stones(&self) -> (Option<Pos>, Option<Pos>) {
+        let ms = self.board.moves();
+        let at = |k: usize| ms.len().checked_sub(k).map(|i| ms[i]);
+        (at(1), at(2))
+    }
+
+    /// True if `p` is more than `DISTANT_DEFENCE_CELLS` from `stone` (Chebyshev distance), or no such stone.
+    fn far_from(&self, p: Pos, stone: Option<Pos>) -> bool {
+        let (x, y) = self.board.xy(p);
+        stone.is_none_or(|s| {
+            let (sx, sy) = self.board.xy(s);
+            x.abs_diff(sx).max(y.abs_diff(sy)) > DISTANT_DEFENCE_CELLS
+        })
+    }
+
     /// True if `c` has a point that makes a four (or better).
     #[inline]
     fn has_four_move(&self, c: Color) -> bool {
@@ -582,6 +602,9 @@ impl<'a> Worker<'a> {
             && !forced
             && static_eval < EVAL_LIMIT
             && static_eval >= beta + FAIL_HIGH_MARGIN * depth;
+        // Facing an open three: where the two sides played last (the opponent's last stone, then ours).
+        let last_stones =
+            (self.distant_defence && kind == GenKind::DefendThree).then(|| self.last_stones());
         let mut i = 0;
         while i < moves.len() {
             let mv = pick(&mut moves, i);
@@ -589,6 +612,22 @@ impl<'a> Worker<'a> {
             let theirs = self.board.threat(mv, op);
             let four = makes_four(mine);
             let quiet = kind == GenKind::All && !four;
+            // Facing an open three, a move that takes none of its four points (a four of ours elsewhere) mostly
+            // delays the defence: far from both sides' last stones it is pruned near the horizon, else it is
+            // reduced more the farther it is (Rapfi's "useless defence" rule).
+            let mut distant_r = 0;
+            if let Some((last_op, last_me)) = last_stones {
+                if !makes_four(theirs) {
+                    let far_op = self.far_from(mv, last_op);
+                    let far_me = self.far_from(mv, last_me);
+                    if far_op && far_me && depth < TRIVIAL_PRUNE_DEPTH && best > -WIN_BOUND {
+                        i += 1;
+                        continue;
+                    }
+                    distant_r = LMR_DISTANT_FROM_OPP * i32::from(far_op)
+                        + LMR_DISTANT_FROM_OWN * i32::from(far_me);
+                }
+            }
             // Pruning once a move that does not lose outright is found: quiet moves past a count that grows
             // with depth, and near the horizon moves with no pattern at all for either side.
             if quiet
@@ -624,7 +663,7 @@ impl<'a> Worker<'a> {
                         + if cut_node { LMR_CUT_NODE } else { 0.0 }
                         - if important { LMR_IMPORTANT } else { 0.0 }
                         - h / LMR_HISTORY_PER_PLY;
-                    r = (rf.round() as i32).clamp(0, (new_depth - 1).max(0));
+                    r = (rf.round() as i32 + distant_r).clamp(0, (new_depth - 1).max(0));
                 }
                 let mut s = -self.negamax(new_depth - r, -alpha - 1, -alpha, ply + 1, false, true);
                 if s > alpha && r > 0 {
@@ -888,6 +927,25 @@ mod tests {
         assert_eq!(board.side_to_move(), Color::Black);
         let s = quiescence(&board);
         assert!(s < WIN_BOUND, "{s}");
+    }
+
+    #[test]
+    fn the_distant_defence_rule_measures_from_both_sides_last_stones() {
+        // Black (7,7), then white (3,3): black to move, white's stone is the last, black's the one before.
+        let board = position(Rule::Freestyle, &[(7, 7)], &[(3, 3)]);
+        with_worker(&board, |w| {
+            let (op, me) = w.last_stones();
+            assert_eq!((op, me), (board.pos(3, 3), board.pos(7, 7)));
+            let at = |x, y| board.pos(x, y).expect("on the board");
+            assert!(!w.far_from(at(11, 11), me), "4 cells away is near");
+            assert!(w.far_from(at(12, 7), me), "5 cells away is far");
+            assert!(!w.far_from(at(0, 7), op), "4 rows away is near");
+            assert!(w.far_from(at(0, 0), None), "no stone: far");
+        });
+        // Only freestyle applies the rule.
+        let renju = position(Rule::Renju, &[(7, 7)], &[(3, 3)]);
+        assert!(with_worker(&board, |w| w.distant_defence));
+        assert!(!with_worker(&renju, |w| w.distant_defence));
     }
 
     #[test]
