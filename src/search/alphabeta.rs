@@ -94,7 +94,7 @@ pub struct Worker<'a> {
     /// Whether the null move is used: never while `NULL_MOVE` is off; when on, on freestyle boards up to 15x15
     /// only (it lost in renju and on 20x20 and did not gain in standard).
     null_move: bool,
-    /// Whether distant moves facing an open three are reduced and pruned (freestyle and standard: measured there).
+    /// Whether distant moves facing an open three are reduced and pruned (every rule but renju).
     distant_defence: bool,
     /// Static evaluation of the node at each ply (for "improving").
     evals: Vec<i32>,
@@ -139,7 +139,7 @@ impl<'a> Worker<'a> {
             pv_len: vec![0; MAX_PLY + 1],
             flex4_is_win,
             null_move,
-            distant_defence: matches!(board_rule, Rule::Freestyle | Rule::Standard),
+            distant_defence: board_rule != Rule::Renju,
             evals: vec![0; MAX_PLY + 1],
             lmr_ln: (0..=cells.max(MAX_PLY))
                 .map(|n| LMR_SCALE.sqrt() * (n.max(1) as f32).ln())
@@ -942,11 +942,12 @@ mod tests {
             assert!(!w.far_from(at(0, 7), op), "4 rows away is near");
             assert!(w.far_from(at(0, 0), None), "no stone: far");
         });
-        // Freestyle and standard apply the rule, renju does not.
-        let standard = position(Rule::Standard, &[(7, 7)], &[(3, 3)]);
+        // Every rule but renju applies the rule.
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Caro, Rule::CaroExact] {
+            let b = position(rule, &[(7, 7)], &[(3, 3)]);
+            assert!(with_worker(&b, |w| w.distant_defence), "{rule:?}");
+        }
         let renju = position(Rule::Renju, &[(7, 7)], &[(3, 3)]);
-        assert!(with_worker(&board, |w| w.distant_defence));
-        assert!(with_worker(&standard, |w| w.distant_defence));
         assert!(!with_worker(&renju, |w| w.distant_defence));
     }
 
