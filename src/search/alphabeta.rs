@@ -94,8 +94,9 @@ pub struct Worker<'a> {
     /// Whether the null move is used: never while `NULL_MOVE` is off; when on, on freestyle boards up to 15x15
     /// only (it lost in renju and on 20x20 and did not gain in standard).
     null_move: bool,
-    /// Whether distant moves facing an open three are reduced and pruned (every rule but renju).
-    distant_defence: bool,
+    /// Per colour to move, whether its distant moves facing an open three are reduced and pruned (every rule but
+    /// renju, where only white, which has no forbidden points, gained from it).
+    distant_defence: [bool; 2],
     /// Static evaluation of the node at each ply (for "improving").
     evals: Vec<i32>,
     /// `LMR_SCALE.sqrt() * ln(n)` for n up to the number of cells (reductions multiply two of them).
@@ -139,7 +140,7 @@ impl<'a> Worker<'a> {
             pv_len: vec![0; MAX_PLY + 1],
             flex4_is_win,
             null_move,
-            distant_defence: board_rule != Rule::Renju,
+            distant_defence: [board_rule != Rule::Renju, true],
             evals: vec![0; MAX_PLY + 1],
             lmr_ln: (0..=cells.max(MAX_PLY))
                 .map(|n| LMR_SCALE.sqrt() * (n.max(1) as f32).ln())
@@ -603,8 +604,8 @@ impl<'a> Worker<'a> {
             && static_eval < EVAL_LIMIT
             && static_eval >= beta + FAIL_HIGH_MARGIN * depth;
         // Facing an open three: where the two sides played last (the opponent's last stone, then ours).
-        let last_stones =
-            (self.distant_defence && kind == GenKind::DefendThree).then(|| self.last_stones());
+        let last_stones = (self.distant_defence[me.index()] && kind == GenKind::DefendThree)
+            .then(|| self.last_stones());
         let mut i = 0;
         while i < moves.len() {
             let mv = pick(&mut moves, i);
@@ -942,13 +943,17 @@ mod tests {
             assert!(!w.far_from(at(0, 7), op), "4 rows away is near");
             assert!(w.far_from(at(0, 0), None), "no stone: far");
         });
-        // Every rule but renju applies the rule.
+        // Every rule but renju applies the rule to both colours; renju to white only.
         for rule in [Rule::Freestyle, Rule::Standard, Rule::Caro, Rule::CaroExact] {
             let b = position(rule, &[(7, 7)], &[(3, 3)]);
-            assert!(with_worker(&b, |w| w.distant_defence), "{rule:?}");
+            assert_eq!(
+                with_worker(&b, |w| w.distant_defence),
+                [true, true],
+                "{rule:?}"
+            );
         }
         let renju = position(Rule::Renju, &[(7, 7)], &[(3, 3)]);
-        assert!(!with_worker(&renju, |w| w.distant_defence));
+        assert_eq!(with_worker(&renju, |w| w.distant_defence), [false, true]);
     }
 
     #[test]

@@ -69,11 +69,12 @@ pub const LMR_HISTORY_PER_PLY: f32 = 8192.0;
 
 /// Facing an open three, a move that takes none of the opponent's four points (one of our fours played elsewhere,
 /// which mostly delays the defence) is "far" from a side's last stone beyond this Chebyshev distance (Rapfi's
-/// "useless defence" rule; the cells of any five-cell window through a stone lie within 4 of it). Every rule but
-/// renju: with the two below, +13.9 +- 11.7 Elo at 100 ms (1376-1256-363, 2995 games, SPRT H1, session 41), on
-/// 20x20 +38.7 +- 23.8 (461-369-0, 830 games, H1); in standard +35.0 +- 23.1 (373-296-97, 766 games, H1, session
-/// 43), in caro +24.3 +- 17.6 (548-462-224, 1234 games, H1, session 43; rule 9 not measured apart). Renju with a
-/// distance of 5: +3.4 +- 18.2 (646-633-61, 1340 games, stopped), so renju keeps its full search.
+/// "useless defence" rule; the cells of any five-cell window through a stone lie within 4 of it). Every rule (renju
+/// for white only): with the two below, +13.9 +- 11.7 Elo at 100 ms (1376-1256-363, 2995 games, SPRT H1, session
+/// 41), on 20x20 +38.7 +- 23.8 (461-369-0, 830 games, H1); in standard +35.0 +- 23.1 (373-296-97, 766 games, H1,
+/// session 43), in caro +24.3 +- 17.6 (548-462-224, 1234 games, H1, session 43; rule 9 not measured apart). In
+/// renju for both colours with a distance of 5: +3.4 +- 18.2 (646-633-61, 1340 games, stopped); for white to move
+/// only (black defends with forbidden points in the way): +17.8 +- 17.2 (737-661-86, 1484 games, H1, session 43).
 pub const DISTANT_DEFENCE_CELLS: usize = 4;
 /// Such a move far from the opponent's last stone is reduced this many plies more (Rapfi: 1.93).
 pub const LMR_DISTANT_FROM_OPP: i32 = 2;
