@@ -9,12 +9,10 @@ use crate::pattern::Threat;
 
 use super::movepick::{allowed, generate, makes_four, pick, GenKind, OrderInfo, ScoredMove};
 use super::params::{
-    DISTANT_DEFENCE_CELLS, EVAL_LIMIT, FAIL_HIGH_MARGIN, FUTILITY_MARGIN, HISTORY_MAX, INF,
-    LMR_CUT_NODE, LMR_DISTANT_FROM_OPP, LMR_DISTANT_FROM_OWN, LMR_HISTORY_PER_PLY, LMR_IMPORTANT,
-    LMR_MIN_DEPTH, LMR_NOT_IMPROVING, LMR_PV, LMR_SCALE, MAX_PLY, MCP_BASE, MCP_NOT_IMPROVING,
-    MCP_POWER, MCP_SCALE, NULL_MOVE, NULL_MOVE_BASE_R, NULL_MOVE_DEPTH_PER_R, NULL_MOVE_MAX_CELLS,
-    NULL_MOVE_MIN_DEPTH, POLL_NODES, QS_MAX_PLY, QS_NEAR_CELLS, RAZOR_DEPTH, RAZOR_MARGIN,
-    ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN, WIN_BOUND,
+    Pruning, DISTANT_DEFENCE_CELLS, EVAL_LIMIT, HISTORY_MAX, INF, LMR_DISTANT_FROM_OPP,
+    LMR_DISTANT_FROM_OWN, LMR_MIN_DEPTH, MAX_PLY, MCP_POWER, NULL_MOVE, NULL_MOVE_BASE_R,
+    NULL_MOVE_DEPTH_PER_R, NULL_MOVE_MAX_CELLS, NULL_MOVE_MIN_DEPTH, POLL_NODES, QS_MAX_PLY,
+    QS_NEAR_CELLS, RAZOR_DEPTH, ROOT_LMR_MIN_MOVES, TRIVIAL_PRUNE_DEPTH, WIN, WIN_BOUND,
 };
 use super::threat::find_cell;
 use super::tt::{Bound, Tt};
@@ -99,7 +97,9 @@ pub struct Worker<'a> {
     distant_defence: [bool; 2],
     /// Static evaluation of the node at each ply (for "improving").
     evals: Vec<i32>,
-    /// `LMR_SCALE.sqrt() * ln(n)` for n up to the number of cells (reductions multiply two of them).
+    /// The rule's reduction and pruning sizes.
+    pruning: Pruning,
+    /// `lmr_scale.sqrt() * ln(n)` for n up to the number of cells (reductions multiply two of them).
     lmr_ln: Vec<f32>,
     /// Move-count pruning limit per remaining depth, `[improving][depth]`.
     mcp_limit: [Vec<usize>; 2],
@@ -115,6 +115,7 @@ impl<'a> Worker<'a> {
         stride: usize,
     ) -> Worker<'a> {
         let board_rule = board.rule();
+        let pruning = Pruning::for_rule(board_rule);
         let flex4_is_win = matches!(board_rule, Rule::Freestyle | Rule::Standard | Rule::Renju);
         let mut buffers = Vec::with_capacity(MAX_PLY + 1);
         let cells = board.width() * board.height();
@@ -142,12 +143,17 @@ impl<'a> Worker<'a> {
             null_move,
             distant_defence: [board_rule != Rule::Renju, true],
             evals: vec![0; MAX_PLY + 1],
+            pruning,
             lmr_ln: (0..=cells.max(MAX_PLY))
-                .map(|n| LMR_SCALE.sqrt() * (n.max(1) as f32).ln())
+                .map(|n| pruning.lmr_scale.sqrt() * (n.max(1) as f32).ln())
                 .collect(),
-            mcp_limit: [MCP_NOT_IMPROVING, 1.0].map(|share| {
+            mcp_limit: [pruning.mcp_not_improving, 1.0].map(|share| {
                 (0..=MAX_PLY)
-                    .map(|d| (share * (MCP_BASE + MCP_SCALE * (d as f32).powf(MCP_POWER))) as usize)
+                    .map(|d| {
+                        let count =
+                            pruning.mcp_base + pruning.mcp_scale * (d as f32).powf(MCP_POWER);
+                        (share * count) as usize
+                    })
                     .collect()
             }),
         }
@@ -518,7 +524,9 @@ impl<'a> Worker<'a> {
         if !pv_node
             && !forced
             && beta > -WIN_BOUND
-            && static_eval - FUTILITY_MARGIN * (depth - 1 - i32::from(improving)).max(0) >= beta
+            && static_eval
+                - self.pruning.futility_margin * (depth - 1 - i32::from(improving)).max(0)
+                >= beta
             && static_eval < EVAL_LIMIT
             && self.board.threat_count(op, Threat::Flex4) == 0
             && self.board.threat_count(op, Threat::Block4Flex3) == 0
@@ -532,7 +540,7 @@ impl<'a> Worker<'a> {
             && !forced
             && depth <= RAZOR_DEPTH
             && alpha < WIN_BOUND
-            && static_eval + RAZOR_MARGIN * depth < alpha
+            && static_eval + self.pruning.razor_margin * depth < alpha
         {
             return self.quiesce(alpha, beta, ply);
         }
@@ -602,7 +610,7 @@ impl<'a> Worker<'a> {
             && cut_node
             && !forced
             && static_eval < EVAL_LIMIT
-            && static_eval >= beta + FAIL_HIGH_MARGIN * depth;
+            && static_eval >= beta + self.pruning.fail_high_margin * depth;
         // Facing an open three: where the two sides played last (the opponent's last stone, then ours).
         let last_stones = (self.distant_defence[me.index()] && kind == GenKind::DefendThree)
             .then(|| self.last_stones());
@@ -659,11 +667,23 @@ impl<'a> Worker<'a> {
                     let important = mine >= Threat::DoubleFlex2 || theirs >= Threat::Flex3;
                     let h = self.history[self.hist_index(me, mv)] as f32;
                     let rf = self.lmr_ln[depth as usize] * self.lmr_ln[i + 1]
-                        - if pv_node { LMR_PV } else { 0.0 }
-                        + if improving { 0.0 } else { LMR_NOT_IMPROVING }
-                        + if cut_node { LMR_CUT_NODE } else { 0.0 }
-                        - if important { LMR_IMPORTANT } else { 0.0 }
-                        - h / LMR_HISTORY_PER_PLY;
+                        - if pv_node { self.pruning.lmr_pv } else { 0.0 }
+                        + if improving {
+                            0.0
+                        } else {
+                            self.pruning.lmr_not_improving
+                        }
+                        + if cut_node {
+                            self.pruning.lmr_cut_node
+                        } else {
+                            0.0
+                        }
+                        - if important {
+                            self.pruning.lmr_important
+                        } else {
+                            0.0
+                        }
+                        - h / self.pruning.lmr_history_per_ply;
                     r = (rf.round() as i32 + distant_r).clamp(0, (new_depth - 1).max(0));
                 }
                 let mut s = -self.negamax(new_depth - r, -alpha - 1, -alpha, ply + 1, false, true);
@@ -745,7 +765,7 @@ impl<'a> Worker<'a> {
                 // reductions); one that beats alpha is searched again at full depth.
                 let mut r = 0;
                 if i >= ROOT_LMR_MIN_MOVES && depth >= LMR_MIN_DEPTH && !four {
-                    let rf = self.lmr_ln[depth as usize] * self.lmr_ln[i + 1] - LMR_PV;
+                    let rf = self.lmr_ln[depth as usize] * self.lmr_ln[i + 1] - self.pruning.lmr_pv;
                     r = (rf.round() as i32).clamp(0, (depth - 2).max(0));
                 }
                 let mut s = -self.negamax(depth - 1 - r, -alpha - 1, -alpha, 1, false, true);

@@ -21,7 +21,7 @@ use crate::pattern::Threat;
 use alphabeta::{win_in, RootMove, Worker};
 use movepick::{allowed, generate, OrderInfo};
 use params::{
-    ASPIRATION_DELTA, ASPIRATION_MIN_DEPTH, DEFAULT_HASH_BYTES, INF, MAX_DEPTH, MIN_HASH_BYTES,
+    Pruning, ASPIRATION_MIN_DEPTH, DEFAULT_HASH_BYTES, INF, MAX_DEPTH, MIN_HASH_BYTES,
     ROOT_THREAT_NODES_PER_MS, ROOT_VCF_NODES, ROOT_VCT_NODES, WIN, WIN_BOUND,
 };
 use threat::{ThreatSolver, VcfOutcome};
@@ -269,13 +269,14 @@ impl Searcher {
             pv: vec![first],
         };
         // 4. Iterative deepening with aspiration windows.
+        let aspiration_delta = Pruning::for_rule(board.rule()).aspiration_delta;
         let mut prev_score = 0;
         for depth in 1..=max_depth {
             let mut changes = 0;
             let use_window = depth >= ASPIRATION_MIN_DEPTH
                 && !score_is_win(prev_score)
                 && !score_is_loss(prev_score);
-            let mut delta = ASPIRATION_DELTA;
+            let mut delta = aspiration_delta;
             let (mut alpha, mut beta) = if use_window {
                 (prev_score - delta, prev_score + delta)
             } else {
@@ -294,7 +295,7 @@ impl Searcher {
                     // A fail low re-centres the window on the fail-soft score, and the upper bound comes down
                     // halfway (a fail high widens from the fail-soft score too).
                     beta = (alpha + beta) / 2;
-                    alpha = if delta > 4 * ASPIRATION_DELTA {
+                    alpha = if delta > 4 * aspiration_delta {
                         -INF
                     } else {
                         (s - delta).max(-INF)
@@ -306,7 +307,7 @@ impl Searcher {
                     if score_is_win(s) {
                         break s;
                     }
-                    beta = if delta > 4 * ASPIRATION_DELTA {
+                    beta = if delta > 4 * aspiration_delta {
                         WIN_BOUND
                     } else {
                         (s + delta).min(WIN_BOUND)

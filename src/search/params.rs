@@ -3,6 +3,8 @@
 //! Naming: `*_DEPTH`/`*_PLY` are plies, `*_NODES` node counts, `*_BYTES` memory sizes, `*_BONUS`/`*_SCORE`
 //! move-ordering points, everything else is said in its comment.
 
+use crate::board::Rule;
+
 /// Score of a won position before subtracting the distance: a win in `n` plies scores `WIN - n`.
 pub const WIN: i32 = 30_000;
 /// Deepest ply the search can reach (recursion bound and array sizes); mate scores need `WIN_BOUND` > any eval.
@@ -44,28 +46,11 @@ pub const ROOT_THREAT_NODES_PER_MS: u64 = 40;
 
 /// First iteration that uses an aspiration window (shallower ones are cheap and scores jump around).
 pub const ASPIRATION_MIN_DEPTH: i32 = 5;
-/// Half-width of the first aspiration window, in eval units: about 0.07 logit (`EVAL_UNITS_PER_LOGIT`), near
-/// Rapfi's size; 60 (0.02 logit) re-searched too often and lost 40 Elo to it, 300 lost 24 (session 22).
-pub const ASPIRATION_DELTA: i32 = 200;
 
-/// Late-move reductions: a move's reduction is `LMR_SCALE * ln(depth) * ln(move number)` plies before the
-/// adjustments below (the log-log shape of Stockfish and Rapfi: late moves at deep nodes are almost never best).
-pub const LMR_SCALE: f32 = 0.75;
 /// Root moves from this index on (0 = the previous best) get the PV-node reduction too.
 pub const ROOT_LMR_MIN_MOVES: usize = 2;
 /// Late-move reductions need at least this much remaining depth.
 pub const LMR_MIN_DEPTH: i32 = 2;
-/// Reduction adjustment (plies): less at PV nodes, where the exact score matters.
-pub const LMR_PV: f32 = 1.0;
-/// Reduction adjustment (plies): more when the static eval is not better than two plies ago.
-pub const LMR_NOT_IMPROVING: f32 = 1.0;
-/// Reduction adjustment (plies): more at expected cut nodes (zero window, not the first move's line).
-pub const LMR_CUT_NODE: f32 = 1.0;
-/// Reduction adjustment (plies): less for a move that makes a four, an open three (or two open twos) or blocks
-/// the opponent's three or four point. Fours get reduced like any late move (exempting them cost 67 Elo).
-pub const LMR_IMPORTANT: f32 = 1.0;
-/// History counters worth one ply less (or more, when negative) reduction.
-pub const LMR_HISTORY_PER_PLY: f32 = 8192.0;
 
 /// Facing an open three, a move that takes none of the opponent's four points (one of our fours played elsewhere,
 /// which mostly delays the defence) is "far" from a side's last stone beyond this Chebyshev distance (Rapfi's
@@ -82,34 +67,105 @@ pub const LMR_DISTANT_FROM_OPP: i32 = 2;
 /// not searched below `TRIVIAL_PRUNE_DEPTH` once a move that does not lose outright was found.
 pub const LMR_DISTANT_FROM_OWN: i32 = 1;
 
-/// Move-count pruning: once a move that does not lose outright was found, quiet moves past
-/// `MCP_BASE + MCP_SCALE * depth^MCP_POWER` (times `MCP_NOT_IMPROVING` when not improving) are not searched.
-pub const MCP_BASE: f32 = 4.0;
-/// Move-count pruning: moves per unit of `depth^MCP_POWER`.
-pub const MCP_SCALE: f32 = 2.0;
 /// Move-count pruning: growth of the count with depth.
 pub const MCP_POWER: f32 = 1.32;
-/// Move-count pruning: share of the count kept when the static eval is not improving.
-pub const MCP_NOT_IMPROVING: f32 = 0.67;
 /// Below this remaining depth, moves with no pattern at all (not even an open two) for either side are not
 /// searched once a move that does not lose outright was found.
 pub const TRIVIAL_PRUNE_DEPTH: i32 = 4;
 
-/// Futility pruning, at any depth: a quiet non-PV node whose static eval beats beta by this many eval units per
-/// ply of remaining depth beyond the first (one ply fewer when improving) is cut without a search. About 0.31
-/// logit per ply (`EVAL_UNITS_PER_LOGIT`), Rapfi's size; 150 per ply up to depth 3 lost 27 Elo to it. A fifth less
-/// at cut nodes with no table entry (Rapfi's shape) did not gain: +2.7 +- 10.6 over 3248 games (session 21).
-pub const FUTILITY_MARGIN: i32 = 880;
+/// The sizes of the search's reductions and prunings that differ by rule (`Pruning::for_rule`): one set was tuned
+/// by SPSA in freestyle, and renju, with black's forbidden points, did not take it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pruning {
+    /// Half-width of the first aspiration window, in eval units: about 0.07 logit (`EVAL_UNITS_PER_LOGIT`), near
+    /// Rapfi's size; 60 (0.02 logit) re-searched too often and lost 40 Elo to it, 300 lost 24 (session 22).
+    pub aspiration_delta: i32,
+    /// Late-move reductions: a move's reduction is `lmr_scale * ln(depth) * ln(move number)` plies before the
+    /// adjustments below (the log-log shape of Stockfish and Rapfi: late moves at deep nodes are almost never best).
+    pub lmr_scale: f32,
+    /// Reduction adjustment (plies): less at PV nodes, where the exact score matters.
+    pub lmr_pv: f32,
+    /// Reduction adjustment (plies): more when the static eval is not better than two plies ago.
+    pub lmr_not_improving: f32,
+    /// Reduction adjustment (plies): more at expected cut nodes (zero window, not the first move's line).
+    pub lmr_cut_node: f32,
+    /// Reduction adjustment (plies): less for a move that makes a four, an open three (or two open twos) or blocks
+    /// the opponent's three or four point. Fours get reduced like any late move (exempting them cost 67 Elo).
+    pub lmr_important: f32,
+    /// History counters worth one ply less (or more, when negative) reduction.
+    pub lmr_history_per_ply: f32,
+    /// Move-count pruning: once a move that does not lose outright was found, quiet moves past
+    /// `mcp_base + mcp_scale * depth^MCP_POWER` (times `mcp_not_improving` when not improving) are not searched.
+    pub mcp_base: f32,
+    /// Move-count pruning: moves per unit of `depth^MCP_POWER`.
+    pub mcp_scale: f32,
+    /// Move-count pruning: share of the count kept when the static eval is not improving.
+    pub mcp_not_improving: f32,
+    /// Futility pruning, at any depth: a quiet non-PV node whose static eval beats beta by this many eval units
+    /// per ply of remaining depth beyond the first (one ply fewer when improving) is cut without a search. About
+    /// 0.31 logit per ply (`EVAL_UNITS_PER_LOGIT`), Rapfi's size; 150 per ply up to depth 3 lost 27 Elo to it. A
+    /// fifth less at cut nodes with no table entry (Rapfi's shape) did not gain: +2.7 +- 10.6 over 3248 games
+    /// (session 21).
+    pub futility_margin: i32,
+    /// Fail-high reduction: eval units per ply of remaining depth by which a cut node's static eval must beat beta
+    /// for its non-four moves to be searched a ply shallower.
+    pub fail_high_margin: i32,
+    /// Razoring: eval units per ply of remaining depth (see `RAZOR_DEPTH`).
+    pub razor_margin: i32,
+}
 
-/// Fail-high reduction: eval units per ply of remaining depth by which a cut node's static eval must beat beta
-/// for its non-four moves to be searched a ply shallower.
-pub const FAIL_HIGH_MARGIN: i32 = 150;
+/// Freestyle, standard and caro: session 45's SPSA values (13 parameters at once, 100 ms games, freestyle 15x15).
+/// Against the hand-set ones (`PRUNING_RENJU`) at 100 ms: freestyle 15x15 +9.5 +- 7.3 Elo (3461-3252-947, 7660
+/// games over four seeds, SPRT [0, 10] H1, sessions 45 to 47), 20x20 +16.2 +- 27.9 (314-286-0, 600), standard
+/// +7.1 (469-447-164, 1080, two seeds), caro +27.9 +- 35.7 (134-110-56, 300).
+pub const PRUNING: Pruning = Pruning {
+    aspiration_delta: 220,
+    lmr_scale: 0.78,
+    lmr_pv: 0.85,
+    lmr_not_improving: 1.1,
+    lmr_cut_node: 0.9,
+    lmr_important: 0.66,
+    lmr_history_per_ply: 8700.0,
+    mcp_base: 4.5,
+    mcp_scale: 2.5,
+    mcp_not_improving: 0.69,
+    futility_margin: 780,
+    fail_high_margin: 135,
+    razor_margin: 355,
+};
+
+/// Renju keeps the hand-set values: with `PRUNING` it lost 19.4 +- 25.1 Elo at 100 ms (312-351-37, 700 games,
+/// LOS 6.5 %, session 46).
+pub const PRUNING_RENJU: Pruning = Pruning {
+    aspiration_delta: 200,
+    lmr_scale: 0.75,
+    lmr_pv: 1.0,
+    lmr_not_improving: 1.0,
+    lmr_cut_node: 1.0,
+    lmr_important: 1.0,
+    lmr_history_per_ply: 8192.0,
+    mcp_base: 4.0,
+    mcp_scale: 2.0,
+    mcp_not_improving: 0.67,
+    futility_margin: 880,
+    fail_high_margin: 150,
+    razor_margin: 300,
+};
+
+impl Pruning {
+    /// The set the search uses under `rule`.
+    pub fn for_rule(rule: Rule) -> Pruning {
+        if rule == Rule::Renju {
+            PRUNING_RENJU
+        } else {
+            PRUNING
+        }
+    }
+}
 
 /// Razoring: at this remaining depth or less, a non-PV node whose static eval is below alpha by the margin
 /// below returns the horizon value at once.
 pub const RAZOR_DEPTH: i32 = 2;
-/// Razoring: eval units per ply of remaining depth.
-pub const RAZOR_MARGIN: i32 = 300;
 
 /// Null move: off. In self-play it gained in freestyle 15x15 (+9.4 Elo over 11000 games at 60 ms, sessions 18 to
 /// 20; it lost in renju and did not gain in standard), but against Rapfi it lost: 500 games per build (session
