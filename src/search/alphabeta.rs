@@ -666,24 +666,13 @@ impl<'a> Worker<'a> {
                 if kind != GenKind::BlockFive && depth >= LMR_MIN_DEPTH {
                     let important = mine >= Threat::DoubleFlex2 || theirs >= Threat::Flex3;
                     let h = self.history[self.hist_index(me, mv)] as f32;
+                    let p = &self.pruning;
                     let rf = self.lmr_ln[depth as usize] * self.lmr_ln[i + 1]
-                        - if pv_node { self.pruning.lmr_pv } else { 0.0 }
-                        + if improving {
-                            0.0
-                        } else {
-                            self.pruning.lmr_not_improving
-                        }
-                        + if cut_node {
-                            self.pruning.lmr_cut_node
-                        } else {
-                            0.0
-                        }
-                        - if important {
-                            self.pruning.lmr_important
-                        } else {
-                            0.0
-                        }
-                        - h / self.pruning.lmr_history_per_ply;
+                        - if pv_node { p.lmr_pv } else { 0.0 }
+                        + if improving { 0.0 } else { p.lmr_not_improving }
+                        + if cut_node { p.lmr_cut_node } else { 0.0 }
+                        - if important { p.lmr_important } else { 0.0 }
+                        - h / p.lmr_history_per_ply;
                     r = (rf.round() as i32 + distant_r).clamp(0, (new_depth - 1).max(0));
                 }
                 let mut s = -self.negamax(new_depth - r, -alpha - 1, -alpha, ply + 1, false, true);
