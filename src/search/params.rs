@@ -75,7 +75,7 @@ pub const TRIVIAL_PRUNE_DEPTH: i32 = 4;
 
 /// The sizes of the search's reductions and prunings that differ by rule (`Pruning::for_rule`): one set was tuned
 /// by SPSA in freestyle, and renju, with black's forbidden points, did not take it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Pruning {
     /// Half-width of the first aspiration window, in eval units: about 0.07 logit (`EVAL_UNITS_PER_LOGIT`), near
     /// Rapfi's size; 60 (0.02 logit) re-searched too often and lost 40 Elo to it, 300 lost 24 (session 22).
@@ -135,7 +135,8 @@ pub const PRUNING: Pruning = Pruning {
 };
 
 /// Renju keeps the hand-set values: with `PRUNING` it lost 19.4 +- 25.1 Elo at 100 ms (312-351-37, 700 games,
-/// LOS 6.5 %, session 46).
+/// LOS 6.5 %, session 46); a renju SPSA's own values were even with these (+1.8 +- 14.3, 1013-1002-125, 2140
+/// games, session 48).
 pub const PRUNING_RENJU: Pruning = Pruning {
     aspiration_delta: 200,
     lmr_scale: 0.75,
